@@ -1,0 +1,92 @@
+"""Pipeline settings. Defaults are the reference values of RapidOCR 1.4.4 / PaddleOCR PP-OCRv4 (see FACTS §4)."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+
+from .errors import INVALID_CONFIG, RettoError
+
+
+@dataclass
+class GlobalConfig:
+    max_side_len: int = 2000        # shrink so the longer side is at most this, then round sides to /32
+    min_side_len: int = 30          # grow so the shorter side is at least this
+    min_height: int = 30            # letterbox-pad images this short ...
+    width_height_ratio: float = 8.0  # ... or this wide (w/h), so det sees a sane aspect
+    text_score: float = 0.5         # drop recognised lines scoring below this
+    max_pixels: int = 100_000_000   # refuse to decode larger images (decompression bombs, wasm memory)
+
+
+@dataclass
+class DetConfig:
+    limit_side_len: int = 736
+    limit_type: str = "min"         # "min": upscale until the short side reaches limit; "max": cap the long side
+    mean: tuple = (0.5, 0.5, 0.5)
+    std: tuple = (0.5, 0.5, 0.5)
+    thresh: float = 0.3
+    box_thresh: float = 0.5
+    max_candidates: int = 1000
+    unclip_ratio: float = 1.6
+    use_dilation: bool = True
+    min_size: int = 3
+
+
+@dataclass
+class ClsConfig:
+    enabled: bool = True
+    height: int = 48
+    width: int = 192
+    batch_size: int = 6
+    thresh: float = 0.9
+    labels: tuple = ("0", "180")
+
+
+@dataclass
+class RecConfig:
+    height: int = 48
+    min_width: int = 320            # batch width is at least this (48 * 320/48)
+    batch_size: int = 6
+
+
+@dataclass
+class Config:
+    global_: GlobalConfig = field(default_factory=GlobalConfig)
+    det: DetConfig = field(default_factory=DetConfig)
+    cls: ClsConfig = field(default_factory=ClsConfig)
+    rec: RecConfig = field(default_factory=RecConfig)
+
+    def __post_init__(self) -> None:
+        if self.det.limit_type not in ("min", "max"):
+            raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
+        if self.cls.batch_size < 1 or self.rec.batch_size < 1:
+            raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["global"] = d.pop("global_")
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Config":
+        """Build from a (possibly partial) dict; unknown sections or keys are an error, not silently ignored."""
+        sections = {"global": ("global_", GlobalConfig), "det": ("det", DetConfig),
+                    "cls": ("cls", ClsConfig), "rec": ("rec", RecConfig)}
+        kwargs = {}
+        for name, values in (data or {}).items():
+            if name not in sections:
+                raise RettoError(INVALID_CONFIG, f"unknown config section {name!r}")
+            attr, klass = sections[name]
+            known = {f.name for f in fields(klass)}
+            unknown = set(values) - known
+            if unknown:
+                raise RettoError(INVALID_CONFIG, f"unknown keys in {name}: {sorted(unknown)}")
+            values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+            kwargs[attr] = klass(**values)
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Config":
+        return cls.from_dict(json.loads(text))

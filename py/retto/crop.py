@@ -1,0 +1,18 @@
+"""Cut each detected quad out of the image as an upright text-line image."""
+from __future__ import annotations
+
+import numpy as np
+
+from .image import warp_quad
+
+
+def crop_line(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Perspective crop of quad (tl, tr, br, bl); tall crops (h/w >= 1.5) are turned 90° counter-clockwise,
+    since a vertical line of horizontal text reads best that way."""
+    q = np.asarray(quad, dtype=np.float64)
+    width = int(max(np.hypot(*(q[0] - q[1])), np.hypot(*(q[2] - q[3]))))
+    height = int(max(np.hypot(*(q[0] - q[3])), np.hypot(*(q[1] - q[2]))))
+    out = warp_quad(img, q, width, height)
+    if out.shape[0] / out.shape[1] >= 1.5:
+        out = np.rot90(out)
+    return np.ascontiguousarray(out)

@@ -1,0 +1,21 @@
+"""Errors are values with a stable code and a human sentence; callers never get a silently empty result."""
+from __future__ import annotations
+
+# Stable codes shared by the CLI, the browser worker and the web UI.
+INVALID_IMAGE = "invalid_image"
+IMAGE_TOO_LARGE = "image_too_large"
+MODEL_MISSING = "model_missing"
+MODEL_INTEGRITY = "model_integrity"
+BACKEND_UNAVAILABLE = "backend_unavailable"
+INFERENCE_FAILED = "inference_failed"
+INVALID_CONFIG = "invalid_config"
+
+
+class RettoError(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def to_dict(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}

@@ -1,0 +1,112 @@
+"""Native Worker over onnxruntime: CPU, CUDA or DirectML, always with CPU as the fallback, reported."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from .errors import BACKEND_UNAVAILABLE, RettoError
+from .models import ROLES, load_source, read_charset
+
+log = logging.getLogger("retto")
+
+# What to install when the requested device is missing from the installed onnxruntime build.
+_INSTALL_HINT = {
+    "cuda": "pip uninstall onnxruntime && pip install onnxruntime-gpu (and a matching CUDA/cuDNN)",
+    "directml": "pip uninstall onnxruntime && pip install onnxruntime-directml (Windows only)",
+}
+_PROVIDER = {"cuda": "CUDAExecutionProvider", "directml": "DmlExecutionProvider"}
+
+
+def parse_device(device: str, device_id: int | None = None):
+    """'cpu' | 'cuda' | 'cuda:1' | 'directml[:id]' -> (kind, id)."""
+    kind, _, ident = (device or "cpu").strip().lower().partition(":")
+    if kind == "dml":
+        kind = "directml"
+    if kind not in ("cpu", "cuda", "directml"):
+        raise RettoError(BACKEND_UNAVAILABLE, f"unknown device {device!r}: use cpu, cuda[:id] or directml[:id]")
+    if ident:
+        if not ident.isdigit():
+            raise RettoError(BACKEND_UNAVAILABLE, f"device id in {device!r} must be a number")
+        device_id = int(ident)
+    return kind, int(device_id or 0)
+
+
+def provider_list(kind: str, device_id: int, available: list) -> tuple:
+    """The providers to request (CPU always last) and any warning about a device this build lacks."""
+    cpu = "CPUExecutionProvider"
+    if kind == "cpu":
+        return [cpu], []
+    name = _PROVIDER[kind]
+    if name not in available:
+        return [cpu], [f"{kind} requested but this onnxruntime has no {name} (it has {', '.join(available)}); "
+                       f"running on CPU. To use {kind}: {_INSTALL_HINT[kind]}"]
+    if kind == "cuda":
+        opts = {"device_id": device_id, "arena_extend_strategy": "kNextPowerOfTwo",
+                "cudnn_conv_algo_search": "EXHAUSTIVE", "do_copy_in_default_stream": True}
+    else:
+        opts = {"device_id": device_id}
+    return [(name, opts), cpu], []
+
+
+class OrtWorker:
+    """det/cls/rec over three onnxruntime sessions, created once and reused."""
+
+    def __init__(self, det=None, cls=None, rec=None, device: str = "cpu", device_id: int | None = None,
+                 threads: int | None = None, strict_device: bool = False, models_dir=None):
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:  # the pipeline itself never needs it
+            raise RettoError(BACKEND_UNAVAILABLE,
+                             "onnxruntime is not installed: pip install 'retto[native]'") from exc
+        kind, dev_id = parse_device(device, device_id)
+        providers, self.warnings = provider_list(kind, dev_id, ort.get_available_providers())
+        if self.warnings and strict_device:
+            raise RettoError(BACKEND_UNAVAILABLE, self.warnings[0])
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        if threads:
+            opts.intra_op_num_threads = int(threads)
+        opts.inter_op_num_threads = 1
+        self.threads = threads
+        self.versions, self.backend, self._sessions = {}, {}, {}
+        sources = {"det": det, "cls": cls, "rec": rec}
+        rec_bytes = None
+        for role in ROLES:
+            data, version = load_source(role, sources[role], models_dir)
+            if role == "rec":
+                rec_bytes = data
+            sess = ort.InferenceSession(data, sess_options=opts, providers=providers)
+            used = sess.get_providers()
+            wanted = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
+            if used[0] != wanted:
+                msg = f"{role}: {wanted} could not start, onnxruntime fell back to {used[0]}"
+                if strict_device:
+                    raise RettoError(BACKEND_UNAVAILABLE, msg)
+                self.warnings.append(msg)
+            self._sessions[role] = (sess, sess.get_inputs()[0].name)
+            self.versions[role] = version
+            self.backend[role] = f"onnxruntime {ort.__version__} {used[0]}"
+        self.charset = read_charset(rec_bytes)
+        for w in self.warnings:
+            log.warning(w)
+        log.info("retto providers: %s", self.backend)
+
+    def _run(self, role: str, x: np.ndarray) -> np.ndarray:
+        sess, name = self._sessions[role]
+        return sess.run(None, {name: np.ascontiguousarray(x, dtype=np.float32)})[0]
+
+    def det(self, x):
+        return self._run("det", x)
+
+    def cls(self, x):
+        return self._run("cls", x)
+
+    def rec(self, x):
+        return self._run("rec", x)
+
+    def session(self, config=None):
+        """A pipeline Session over this worker, reporting its providers, model versions and warnings."""
+        from .session import Session
+        return Session(self, self.charset, config=config, backend=self.backend, versions=self.versions,
+                       warnings=self.warnings)

@@ -1,0 +1,45 @@
+"""Result dataclasses: one JSON shape for the CLI, the browser and the web component."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TextLine:
+    box: list          # [[x, y]] * 4 in source-image pixels: top-left, top-right, bottom-right, bottom-left
+    text: str
+    score: float       # mean of the kept CTC max-probabilities
+    angle: int         # 0 or 180: the orientation the classifier found (and undid before recognition)
+
+    def to_dict(self) -> dict:
+        return {"box": [[round(float(x), 2), round(float(y), 2)] for x, y in self.box],
+                "text": self.text, "score": round(float(self.score), 5), "angle": int(self.angle)}
+
+
+@dataclass
+class OcrResult:
+    width: int
+    height: int
+    lines: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)   # milliseconds
+    backend: dict = field(default_factory=dict)   # what actually ran det / cls / rec
+    versions: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "image": {"width": self.width, "height": self.height},
+            "lines": [line.to_dict() for line in self.lines],
+            "timings": self.timings,
+            "backend": self.backend,
+            "versions": self.versions,
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)

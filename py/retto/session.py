@@ -1,0 +1,157 @@
+"""The pipeline: decode -> det -> crop -> cls -> rec over any Worker, with per-stage timings and progress.
+
+It is written once as a coroutine. `run_async` awaits the worker (the browser bridge returns promises);
+`run` drives the same coroutine synchronously for native workers, whose methods return arrays directly.
+"""
+from __future__ import annotations
+
+import inspect
+import time
+
+import numpy as np
+
+from . import __version__, cls, det, rec
+from .config import Config
+from .crop import crop_line
+from .errors import INFERENCE_FAILED, RettoError
+from .geometry import reading_order
+from .image import decode, resize_linear
+from .result import OcrResult, TextLine
+from .worker import Worker
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000.0, 3)
+
+
+class Session:
+    def __init__(self, worker: Worker, charset: list, config: Config | None = None,
+                 backend: dict | None = None, versions: dict | None = None, warnings: list | None = None):
+        self.worker = worker
+        self.config = config or Config()
+        self.labels = rec.labels_from_charset(list(charset))
+        self.backend = dict(backend or {})
+        self.versions = {"retto": __version__, **(versions or {})}
+        self.warnings = list(warnings or [])
+
+    def run(self, image, on_progress=None) -> OcrResult:
+        """Synchronous run for workers whose methods return arrays."""
+        coro = self.run_async(image, on_progress)
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            return done.value
+        coro.close()
+        raise RuntimeError("this worker is asynchronous: use `await session.run_async(...)`")
+
+    async def run_async(self, image, on_progress=None) -> OcrResult:
+        notify = on_progress or (lambda stage, info: None)
+        g = self.config.global_
+        timings = {"infer": {"det": 0.0, "cls": 0.0, "rec": 0.0}}
+        t_total = time.perf_counter()
+
+        t0 = time.perf_counter()
+        img = decode(image, g.max_pixels)
+        raw_h, raw_w = img.shape[:2]
+        work, scale_x, scale_y, pad_top = self._prepare(img)
+        timings["decode"] = _ms(t0)
+        notify("decode", {"width": raw_w, "height": raw_h})
+
+        # Detection.
+        t0 = time.perf_counter()
+        x = det.preprocess(work, self.config.det)
+        pred = await self._infer("det", x, timings)
+        quads, _ = det.postprocess(pred, work.shape[0], work.shape[1], self.config.det)
+        order = reading_order(quads)
+        quads = [quads[i] for i in order]
+        timings["det"] = _ms(t0)
+        boxes_src = [self._to_source(q, scale_x, scale_y, pad_top, raw_w, raw_h) for q in quads]
+        notify("det", {"boxes": len(quads), "quads": [b.tolist() for b in boxes_src]})
+
+        # Orientation.
+        t0 = time.perf_counter()
+        crops = [crop_line(work, q) for q in quads]
+        angles = [0] * len(crops)
+        if self.config.cls.enabled and crops:
+            batches = cls.batches_by_aspect(crops, self.config.cls.batch_size)
+            for n, idx in enumerate(batches):
+                probs = await self._infer("cls", cls.preprocess(crops, idx, self.config.cls), timings)
+                for i, (angle, _score, rotate) in zip(idx, cls.postprocess(probs, self.config.cls)):
+                    if rotate:
+                        crops[i] = np.ascontiguousarray(np.rot90(crops[i], 2))
+                        angles[i] = 180
+                notify("cls", {"done": min((n + 1) * self.config.cls.batch_size, len(crops)),
+                               "total": len(crops)})
+        timings["cls"] = _ms(t0)
+        notify("cls", {"done": len(crops), "total": len(crops), "angles": angles})
+
+        # Recognition.
+        t0 = time.perf_counter()
+        texts = [("", 0.0)] * len(crops)
+        if crops:
+            batches = cls.batches_by_aspect(crops, self.config.rec.batch_size)
+            done = 0
+            for idx in batches:
+                probs = await self._infer("rec", rec.preprocess(crops, idx, self.config.rec), timings)
+                for i, decoded in zip(idx, rec.ctc_decode(probs, self.labels)):
+                    texts[i] = decoded
+                done += len(idx)
+                notify("rec", {"done": done, "total": len(crops)})
+        timings["rec"] = _ms(t0)
+
+        lines = [TextLine(box=b.tolist(), text=t, score=s, angle=a)
+                 for b, (t, s), a in zip(boxes_src, texts, angles) if s >= g.text_score]
+        timings["total"] = _ms(t_total)
+        timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
+        result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
+                           backend=dict(self.backend), versions=dict(self.versions), warnings=list(self.warnings))
+        notify("done", {"lines": len(lines)})
+        return result
+
+    def _prepare(self, img: np.ndarray):
+        """Global resize (cap the long side, raise the short side) and letterbox padding of very short or wide
+        images. Returns the working image and what is needed to map boxes back to the source."""
+        g = self.config.global_
+        h, w = img.shape[:2]
+        scale_x = scale_y = 1.0
+        for limit, grow in ((g.max_side_len, False), (g.min_side_len, True)):
+            h, w = img.shape[:2]
+            side = min(h, w) if grow else max(h, w)
+            if (grow and side < limit) or (not grow and side > limit):
+                ratio = limit / side
+                nh = max(det.round32(int(h * ratio)), 32)
+                nw = max(det.round32(int(w * ratio)), 32)
+                img = resize_linear(img, nw, nh)
+                scale_x *= w / nw
+                scale_y *= h / nh
+        h, w = img.shape[:2]
+        pad_top = 0
+        if h <= g.min_height or w / h > g.width_height_ratio:
+            new_h = max(int(w / g.width_height_ratio), g.min_height) * 2
+            pad_top = int(abs(new_h - h) / 2)
+            img = np.pad(img, ((pad_top, pad_top), (0, 0), (0, 0)))
+        return img, scale_x, scale_y, pad_top
+
+    @staticmethod
+    def _to_source(quad, scale_x, scale_y, pad_top, raw_w, raw_h) -> np.ndarray:
+        q = np.asarray(quad, dtype=np.float64).copy()
+        q[:, 1] -= pad_top
+        q[:, 0] *= scale_x
+        q[:, 1] *= scale_y
+        q[:, 0] = np.clip(q[:, 0], 0, raw_w)
+        q[:, 1] = np.clip(q[:, 1], 0, raw_h)
+        return q
+
+    async def _infer(self, stage: str, x: np.ndarray, timings: dict) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        t0 = time.perf_counter()
+        try:
+            out = getattr(self.worker, stage)(x)
+            if inspect.isawaitable(out):
+                out = await out
+        except RettoError:
+            raise
+        except Exception as exc:
+            raise RettoError(INFERENCE_FAILED, f"the {stage} model failed on input {list(x.shape)}: {exc}") from exc
+        timings["infer"][stage] += (time.perf_counter() - t0) * 1000.0
+        return np.asarray(out, dtype=np.float32)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Idempotent: creates .venv, installs py/retto (editable) and the pinned test/reference stack.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -r py/requirements-test.txt
+# RapidOCR is only the test reference; --no-deps keeps opencv-python (needs libGL) out.
+.venv/bin/python -m pip install -q --no-deps rapidocr_onnxruntime==1.4.4
+.venv/bin/python -m pip install -q --no-deps -e 'py[native]'
