@@ -113,32 +113,62 @@ def resize_linear(img: np.ndarray, width: int, height: int) -> np.ndarray:
 
 
 def warp_quad(img: np.ndarray, quad: np.ndarray, width: int, height: int) -> np.ndarray:
-    """Perspective-crop `quad` (tl, tr, br, bl; pixel-centre coordinates) into a width x height image with
-    bicubic sampling and a replicated border, like cv2.warpPerspective(..., INTER_CUBIC, BORDER_REPLICATE)."""
+    """Perspective-crop `quad` (tl, tr, br, bl; pixel-centre coordinates) into a width x height image, sampled
+    like cv2.warpPerspective(..., INTER_CUBIC, BORDER_REPLICATE): Keys bicubic with a = -0.75 and sub-pixel
+    positions on cv2's 1/32 grid. (Pillow's bicubic uses a = -0.5, which reads some glyphs differently.)"""
     width, height = max(int(width), 1), max(int(height), 1)
     quad = np.asarray(quad, dtype=np.float64)
-    # Work on a small window around the quad, edge-padded so samples near or past the border replicate it.
-    margin = 4
+    q = np.round(quad)
+    if (np.abs(quad - q).max() < 1e-9 and q[0, 1] == q[1, 1] and q[2, 1] == q[3, 1] and q[0, 0] == q[3, 0]
+            and q[1, 0] == q[2, 0] and q[1, 0] - q[0, 0] == width and q[3, 1] - q[0, 1] == height):
+        # Axis-aligned integer box: every sample lands on a pixel centre, where bicubic is the identity.
+        x0, y0 = int(q[0, 0]), int(q[0, 1])
+        h, w = img.shape[:2]
+        ys = np.clip(np.arange(y0, y0 + height), 0, h - 1)
+        xs = np.clip(np.arange(x0, x0 + width), 0, w - 1)
+        return img[ys[:, None], xs[None, :]]
+    # Work on a small window around the quad; indices clamped into it replicate the image border.
+    margin = 3
     h, w = img.shape[:2]
-    x0 = int(np.floor(quad[:, 0].min())) - margin
-    y0 = int(np.floor(quad[:, 1].min())) - margin
-    x1 = int(np.ceil(quad[:, 0].max())) + margin + 1
-    y1 = int(np.ceil(quad[:, 1].max())) + margin + 1
-    window = img[max(y0, 0):min(y1, h), max(x0, 0):min(x1, w)]
-    pad = ((max(0, -y0), max(0, y1 - h)), (max(0, -x0), max(0, x1 - w)), (0, 0))
-    if any(p for pair in pad[:2] for p in pair):
-        window = np.pad(window, pad, mode="edge")
-    local = quad - np.array([x0, y0], dtype=np.float64)
+    x0 = max(int(np.floor(quad[:, 0].min())) - margin, 0)
+    y0 = max(int(np.floor(quad[:, 1].min())) - margin, 0)
+    x1 = min(int(np.ceil(quad[:, 0].max())) + margin + 1, w)
+    y1 = min(int(np.ceil(quad[:, 1].max())) + margin + 1, h)
+    window = img[y0:y1, x0:x1].reshape(-1, img.shape[2]).astype(np.float32)
+    wh, ww = y1 - y0, x1 - x0
     dst = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float64)
-    m = _perspective_matrix(dst, local)  # maps output pixel centres -> window pixel centres
-    # Pillow samples output pixel (x, y) at (x + .5, y + .5) and treats input centres as i + .5: shift both ways.
-    shift_in = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
-    shift_out = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1]])
-    p = shift_in @ m @ shift_out
-    p = p / p[2, 2]
-    coeffs = tuple(p.ravel()[:8])
-    out = Image.fromarray(window).transform((width, height), Image.PERSPECTIVE, coeffs, Image.BICUBIC)
-    return np.asarray(out)
+    m = _perspective_matrix(dst, quad - np.array([x0, y0], dtype=np.float64))  # output -> window coords
+    gx, gy = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
+    den = m[2, 0] * gx + m[2, 1] * gy + m[2, 2]
+    den = np.where(np.abs(den) < 1e-12, 1e-12, den)
+    sx = np.round((m[0, 0] * gx + m[0, 1] * gy + m[0, 2]) / den * 32.0) / 32.0
+    sy = np.round((m[1, 0] * gx + m[1, 1] * gy + m[1, 2]) / den * 32.0) / 32.0
+    ix, iy = np.floor(sx), np.floor(sy)
+    wx = _cubic_weights((sx - ix).astype(np.float32))
+    wy = _cubic_weights((sy - iy).astype(np.float32))
+    ix, iy = ix.astype(np.int64), iy.astype(np.int64)
+    cols = [np.clip(ix + d, 0, ww - 1) for d in (-1, 0, 1, 2)]
+    out = np.zeros((height, width, img.shape[2]), dtype=np.float32)
+    for j, dy in enumerate((-1, 0, 1, 2)):
+        row = np.clip(iy + dy, 0, wh - 1) * ww
+        acc = np.zeros_like(out)
+        for i in range(4):
+            acc += wx[i][..., None] * np.take(window, row + cols[i], axis=0)
+        out += wy[j][..., None] * acc
+    return np.clip(np.round(out), 0, 255).astype(np.uint8)
+
+
+def _cubic_weights(t: np.ndarray):
+    """Keys cubic convolution weights (a = -0.75, cv2's choice) for taps at -1, 0, 1, 2 from fraction t."""
+    a = np.float32(-0.75)
+
+    def near(d):   # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):    # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
 def _perspective_matrix(src: np.ndarray, dst: np.ndarray) -> np.ndarray:

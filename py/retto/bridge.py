@@ -1,0 +1,104 @@
+"""Browser runtime glue: the Worker protocol (det/cls/rec) over onnxruntime-web, for py/retto in Pyodide.
+
+The JS side (web/src/worker/ort_bridge.js) owns the onnxruntime-web sessions; tensors cross as typed arrays
+through the buffer protocol (one bulk copy each way, no per-element conversion). This is the only module of
+retto that imports pyodide; natively it is never imported."""
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+from pyodide.ffi import JsException, to_js
+
+from .errors import INFERENCE_FAILED, INVALID_IMAGE, RettoError
+
+ABORTED = "aborted"  # browser-only code: the caller cancelled (AbortSignal)
+
+
+class BridgeWorker:
+    """Worker protocol over a JS object whose async `run(name, array, dims)` returns {data, dims}."""
+
+    def __init__(self, js_models):
+        self._js = js_models
+        self.copy_out_ms = 0.0
+
+    async def det(self, x):
+        return await self._run("det", x)
+
+    async def cls(self, x):
+        return await self._run("cls", x)
+
+    async def rec(self, x):
+        return await self._run("rec", x)
+
+    async def _run(self, name: str, x) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        try:
+            # JS reads x through getBuffer() before its first await, so the borrowed proxy is enough.
+            res = await self._js.run(name, x, to_js(list(x.shape)))
+        except JsException as e:
+            raise _js_error(e) from None
+        t0 = time.perf_counter()
+        out = np.empty(tuple(res.dims.to_py()), dtype=np.float32)
+        res.data.assign_to(out)  # one memcpy from the JS Float32Array into numpy
+        self.copy_out_ms += (time.perf_counter() - t0) * 1000.0
+        return out
+
+
+def _js_error(e: JsException) -> RettoError:
+    name = getattr(e, "name", "") or ""
+    msg = str(e)
+    if name == "AbortError" or msg.startswith("AbortError"):
+        return RettoError(ABORTED, "recognition was cancelled")
+    return RettoError(INFERENCE_FAILED, f"onnxruntime-web failed: {msg}")
+
+
+def create_session(js_models, rec_model, backend_json: str, versions_json: str):
+    """Build the unchanged retto Session over the bridge. rec_model: the rec model bytes (JS Uint8Array),
+    read only for the dictionary in its ONNX metadata."""
+    from . import Config, Session
+    from .models import read_charset
+
+    worker = BridgeWorker(js_models)
+    charset = read_charset(rec_model.to_bytes())
+    session = Session(worker, charset=charset, config=Config(), backend=json.loads(backend_json),
+                      versions=json.loads(versions_json))
+    return session, worker
+
+
+def _image_from_js(kind: str, data, width: int, height: int):
+    if kind == "bytes":
+        return data.to_bytes()
+    if kind == "rgba":  # ImageBitmap/ImageData pixels drawn by JS: drop alpha, keep RGB
+        buf = np.empty((height, width, 4), dtype=np.uint8)
+        data.assign_to(buf)
+        return np.ascontiguousarray(buf[:, :, :3])
+    raise RettoError(INVALID_IMAGE, f"unsupported input kind {kind!r}")
+
+
+def _counts(info) -> dict:
+    """Progress info for JS: scalars only (the stage's partial results stay in Python)."""
+    if not isinstance(info, dict):
+        return {}
+    return {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))}
+
+
+async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, height: int,
+                    js_progress=None) -> str:
+    """Run the pipeline on one image; returns JSON: {"result": to_dict(), "bridge": {...}} or {"error": …}."""
+    worker.copy_out_ms = 0.0
+
+    def on_progress(stage, info=None):
+        if js_progress is not None:
+            js_progress(stage, json.dumps(_counts(info)))
+
+    try:
+        image = _image_from_js(kind, data, int(width or 0), int(height or 0))
+        result = await session.run_async(image, on_progress=on_progress)
+        out = {"result": result.to_dict(), "bridge": {"copy_out_ms": worker.copy_out_ms}}
+    except RettoError as e:
+        out = e.to_dict()
+    except JsException as e:
+        out = _js_error(e).to_dict()
+    return json.dumps(out, ensure_ascii=False)
