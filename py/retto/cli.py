@@ -1,0 +1,153 @@
+"""`retto` command line: OCR files and folders natively, one result per image, failures reported per image."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from .config import Config
+from .errors import RettoError
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="retto", description="On-device OCR (PP-OCRv4) over onnxruntime.")
+    p.add_argument("--images", nargs="+", required=True, metavar="PATH",
+                   help="image files and/or directories (searched recursively for image files)")
+    p.add_argument("--format", choices=["json", "jsonl", "text", "tsv"], default="json")
+    p.add_argument("--output", metavar="DIR", help="write one result file per image into DIR instead of stdout")
+    p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
+    p.add_argument("--device-id", type=int, default=None)
+    p.add_argument("--strict-device", action="store_true", help="fail instead of falling back to CPU")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads (default: all cores)")
+    p.add_argument("--det-model", help="path to a det .onnx (default: the verified bundled model)")
+    p.add_argument("--cls-model", help="path to a cls .onnx")
+    p.add_argument("--rec-model", help="path to a rec .onnx (its metadata must carry the dictionary)")
+    p.add_argument("--models-dir", help="directory holding manifest.json and the bundled models")
+    p.add_argument("--config", metavar="JSON", help="pipeline settings (see `retto --print-config`)")
+    p.add_argument("--print-config", action="store_true", help="print the default settings as JSON and exit")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--print-config" in argv:
+        print(Config().to_json())
+        raise SystemExit(0)
+    return p.parse_args(argv)
+
+
+def collect_images(paths) -> list:
+    """Files as given; directories walked recursively for image suffixes. Missing paths are kept so they
+    get their own error line instead of vanishing."""
+    out = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES))
+        else:
+            out.append(path)
+    return out
+
+
+def render(path: Path, record: dict, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(record, ensure_ascii=False, indent=2)
+    if fmt == "jsonl":
+        return json.dumps(record, ensure_ascii=False)
+    if "error" in record:
+        err = record["error"]
+        return f"{path}\tERROR\t{err['code']}\t{err['message']}" if fmt == "tsv" else \
+            f"== {path} ==\nERROR {err['code']}: {err['message']}"
+    if fmt == "text":
+        return "\n".join([f"== {path} =="] + [line["text"] for line in record["lines"]])
+    rows = []
+    for i, line in enumerate(record["lines"]):
+        box = " ".join(f"{x:g},{y:g}" for x, y in line["box"])
+        rows.append(f"{path}\t{i}\t{line['score']:.4f}\t{box}\t{line['text']}")
+    return "\n".join(rows)
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when it is a terminal; plain per-image lines otherwise)."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self.tty = total, enabled, sys.stderr.isatty()
+
+    def update(self, done: int, path: Path, status: str, ms: float):
+        if not self.enabled:
+            return
+        if self.tty:
+            width = 24
+            fill = int(width * done / max(self.total, 1))
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} {path.name[:30]:30} "
+                             f"{status} {ms:.0f} ms")
+            if done == self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(f"[{done}/{self.total}] {path} {status} {ms:.0f} ms\n")
+        sys.stderr.flush()
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="retto: %(levelname)s: %(message)s")
+    from .ort_worker import OrtWorker  # onnxruntime is only needed here, not by the pipeline
+
+    try:
+        config = Config.from_json(Path(args.config).read_text()) if args.config else Config()
+        worker = OrtWorker(det=args.det_model, cls=args.cls_model, rec=args.rec_model, device=args.device,
+                           device_id=args.device_id, threads=args.threads, strict_device=args.strict_device,
+                           models_dir=args.models_dir)
+    except RettoError as err:
+        print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+        return 2
+    providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
+    print(f"retto: providers {providers}", file=sys.stderr)
+    session = worker.session(config)
+
+    images = collect_images(args.images)
+    if not images:
+        print("retto: no image files found in " + " ".join(args.images), file=sys.stderr)
+        return 2
+    out_dir = Path(args.output) if args.output else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    progress = Progress(len(images), not args.no_progress)
+    failures = 0
+    json_items = []
+    for n, path in enumerate(images, 1):
+        t0 = time.perf_counter()
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            record = {"error": {"code": "invalid_image", "message": f"cannot read the file: {exc.strerror or exc}"}}
+        else:
+            try:
+                record = session.run(data).to_dict()
+            except RettoError as err:
+                record = err.to_dict()
+        record = {"path": str(path), **record}
+        ms = (time.perf_counter() - t0) * 1000.0
+        failed = "error" in record
+        failures += failed
+        status = f"error {record['error']['code']}" if failed else f"{len(record['lines'])} lines"
+        progress.update(n, path, status, ms)
+        if out_dir:
+            ext = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv"}[args.format]
+            (out_dir / f"{path.stem}.{ext}").write_text(render(path, record, args.format) + "\n", encoding="utf-8")
+        elif args.format == "json":
+            json_items.append(record)
+        else:
+            print(render(path, record, args.format), flush=True)
+    if not out_dir and args.format == "json":
+        print(json.dumps(json_items, ensure_ascii=False, indent=2))
+    if failures:
+        print(f"retto: {failures} of {len(images)} images failed", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
