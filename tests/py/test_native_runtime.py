@@ -1,0 +1,153 @@
+"""Native runtime: device selection and its fallback report (CUDA/DirectML cannot exist here, so the
+onnxruntime surface is mocked around the real selection logic), model integrity, and the CLI end to end."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import onnxruntime as ort
+import pytest
+
+from retto import RettoError
+from retto.models import default_models_dir, load_manifest
+from retto.ort_worker import OrtWorker, parse_device, provider_list
+
+
+def test_parse_device():
+    assert parse_device("cpu") == ("cpu", 0)
+    assert parse_device("cuda:1") == ("cuda", 1)
+    assert parse_device("CUDA", 2) == ("cuda", 2)
+    assert parse_device("dml:3") == ("directml", 3)
+    with pytest.raises(RettoError) as err:
+        parse_device("tpu")
+    assert err.value.code == "backend_unavailable"
+
+
+def test_cuda_providers_carry_seed_options_and_cpu_fallback():
+    providers, warnings = provider_list("cuda", 1, ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    name, opts = providers[0]
+    assert name == "CUDAExecutionProvider" and providers[-1] == "CPUExecutionProvider"
+    assert opts["device_id"] == 1 and opts["arena_extend_strategy"] == "kNextPowerOfTwo"
+    assert opts["cudnn_conv_algo_search"] == "EXHAUSTIVE" and warnings == []
+
+
+def test_missing_device_says_what_to_install():
+    providers, warnings = provider_list("directml", 0, ["CPUExecutionProvider"])
+    assert providers == ["CPUExecutionProvider"]
+    assert "onnxruntime-directml" in warnings[0] and "running on CPU" in warnings[0]
+
+
+def test_cuda_request_on_cpu_build_falls_back_and_reports(caplog):
+    w = OrtWorker(device="cuda", threads=1)              # this machine's onnxruntime has no CUDA provider
+    assert all("CPUExecutionProvider" in b for b in w.backend.values())
+    assert any("onnxruntime-gpu" in m for m in w.warnings)
+    assert any("onnxruntime-gpu" in r.getMessage() for r in caplog.records)
+    result = w.session().run(_small_png())
+    assert result.to_dict()["warnings"] == w.warnings
+
+
+def test_strict_device_refuses_fallback():
+    with pytest.raises(RettoError) as err:
+        OrtWorker(device="cuda", strict_device=True)
+    assert err.value.code == "backend_unavailable" and "onnxruntime-gpu" in err.value.message
+
+
+def test_provider_that_fails_at_start_is_reported(monkeypatch):
+    """CUDA listed as available but the session silently ends up on CPU (e.g. no driver): we must say so."""
+    real = ort.InferenceSession
+    requested = []
+
+    class FakeCudaSession:
+        def __init__(self, data, sess_options=None, providers=None):
+            requested.append(providers)
+            self._s = real(data, sess_options=sess_options, providers=["CPUExecutionProvider"])
+
+        def get_providers(self):
+            return ["CPUExecutionProvider"]
+
+        def __getattr__(self, name):
+            return getattr(self._s, name)
+
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    monkeypatch.setattr(ort, "InferenceSession", FakeCudaSession)
+    w = OrtWorker(device="cuda:0", threads=1)
+    assert requested[0][0][0] == "CUDAExecutionProvider" and requested[0][-1] == "CPUExecutionProvider"
+    assert len([m for m in w.warnings if "fell back to CPUExecutionProvider" in m]) == 3
+    with pytest.raises(RettoError):
+        OrtWorker(device="cuda:0", threads=1, strict_device=True)
+
+
+def _copy_models(tmp_path):
+    src = default_models_dir()
+    shutil.copy(src / "manifest.json", tmp_path / "manifest.json")
+    for entry in load_manifest(src)["models"].values():
+        shutil.copy(src / entry["file"], tmp_path / entry["file"])
+    return load_manifest(src)["models"]
+
+
+def test_corrupt_model_is_refused_by_name(tmp_path):
+    models = _copy_models(tmp_path)
+    path = tmp_path / models["cls"]["file"]
+    data = bytearray(path.read_bytes())
+    data[1000] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(RettoError) as err:
+        OrtWorker(models_dir=tmp_path)
+    assert err.value.code == "model_integrity" and models["cls"]["file"] in err.value.message
+
+
+def test_missing_model_is_named(tmp_path):
+    models = _copy_models(tmp_path)
+    (tmp_path / models["rec"]["file"]).unlink()
+    with pytest.raises(RettoError) as err:
+        OrtWorker(models_dir=tmp_path)
+    assert err.value.code == "model_missing" and models["rec"]["file"] in err.value.message
+
+
+def test_model_as_bytes_and_path(tmp_path):
+    models = load_manifest()["models"]
+    det_bytes = (default_models_dir() / models["det"]["file"]).read_bytes()
+    w = OrtWorker(det=det_bytes, rec=default_models_dir() / models["rec"]["file"], threads=1)
+    assert w.versions["det"].startswith("custom") and w.versions["cls"].startswith(models["cls"]["version"])
+
+
+def _small_png():
+    import io
+
+    from PIL import Image, ImageDraw
+    img = Image.new("RGB", (320, 96), "white")
+    ImageDraw.Draw(img).rectangle([20, 30, 300, 60], outline="black")
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_cli_json_one_result_per_image_with_providers(tmp_path, image_paths):
+    sub = tmp_path / "batch" / "nested"
+    sub.mkdir(parents=True)
+    shutil.copy(image_paths["baiona"], sub / "baiona.png")
+    (tmp_path / "batch" / "notes.png").write_text("not an image")
+    proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(tmp_path / "batch"), "--format", "json",
+                           "--threads", "2"], capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    records = json.loads(proc.stdout)
+    assert [r["path"].rsplit("/", 1)[-1] for r in records] == ["baiona.png", "notes.png"]
+    good, bad = records
+    assert len(good["lines"]) >= 15 and "BAIONA" in [l["text"] for l in good["lines"]]
+    assert set(good["backend"]) == {"det", "cls", "rec"} and "CPUExecutionProvider" in good["backend"]["det"]
+    assert bad["error"]["code"] == "invalid_image"
+    assert "providers" in proc.stderr and "1 of 2 images failed" in proc.stderr
+
+
+def test_cli_output_dir_and_text_formats(tmp_path, image_paths):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(image_paths["baiona"]), "--format", "tsv",
+                           "--output", str(out), "--no-progress"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = (out / "baiona.tsv").read_text().splitlines()
+    assert len(rows) >= 15 and all(len(r.split("\t")) == 5 for r in rows)
+    proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(image_paths["baiona"]), "--format", "text"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "Komunikabideak" in proc.stdout.splitlines()
