@@ -23,7 +23,7 @@ def resize_pad(crop: np.ndarray, height: int, width: int) -> np.ndarray:
     new_w = min(width, int(math.ceil(height * w / float(h))))
     new_w = max(new_w, 1)
     out = np.zeros((3, height, width), dtype=np.float32)
-    out[:, :, :new_w] = normalize_bgr(resize_linear(crop, new_w, height), (0.5,) * 3, (0.5,) * 3)
+    normalize_bgr(resize_linear(crop, new_w, height), (0.5,) * 3, (0.5,) * 3, out=out[:, :, :new_w])
     return out
 
 
