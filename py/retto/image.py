@@ -34,6 +34,15 @@ def decode(source, max_pixels: int = 100_000_000) -> np.ndarray:
     raise RettoError(INVALID_IMAGE, f"unsupported input type {type(source).__name__}")
 
 
+def read_image_file(path) -> bytes:
+    """Read an image file for the native API; failures become invalid_image errors that name the file."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise RettoError(INVALID_IMAGE, f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
 def _first_bytes(data: bytes) -> str:
     head = data[:8]
     if all(32 <= b < 127 or b in (9, 10, 13) for b in head):

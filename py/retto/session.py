@@ -6,6 +6,7 @@ It is written once as a coroutine. `run_async` awaits the worker (the browser br
 from __future__ import annotations
 
 import inspect
+import os
 import time
 
 import numpy as np
@@ -15,7 +16,7 @@ from .config import Config
 from .crop import crop_line
 from .errors import INFERENCE_FAILED, RettoError
 from .geometry import reading_order
-from .image import decode, resize_linear
+from .image import decode, read_image_file, resize_linear
 from .result import OcrResult, TextLine
 from .worker import Worker
 
@@ -35,7 +36,10 @@ class Session:
         self.warnings = list(warnings or [])
 
     def run(self, image, on_progress=None) -> OcrResult:
-        """Synchronous run for workers whose methods return arrays."""
+        """Synchronous run for workers whose methods return arrays. `image` may also be a file path (read here,
+        at the API edge; the pipeline itself only sees bytes or arrays)."""
+        if isinstance(image, (str, os.PathLike)):
+            image = read_image_file(image)
         coro = self.run_async(image, on_progress)
         try:
             coro.send(None)
@@ -93,10 +97,13 @@ class Session:
             done = 0
             for idx in batches:
                 probs = await self._infer("rec", rec.preprocess(crops, idx, self.config.rec), timings)
-                for i, decoded in zip(idx, rec.ctc_decode(probs, self.labels)):
-                    texts[i] = decoded
+                decoded = rec.ctc_decode(probs, self.labels)
+                for i, line in zip(idx, decoded):
+                    texts[i] = line
                 done += len(idx)
-                notify("rec", {"done": done, "total": len(crops)})
+                notify("rec", {"done": done, "total": len(crops),
+                               "lines": [{"index": int(i), "text": t, "score": round(s, 5)}
+                                         for i, (t, s) in zip(idx, decoded)]})
         timings["rec"] = _ms(t0)
 
         lines = [TextLine(box=b.tolist(), text=t, score=s, angle=a)
@@ -105,7 +112,7 @@ class Session:
         timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
         result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
                            backend=dict(self.backend), versions=dict(self.versions), warnings=list(self.warnings))
-        notify("done", {"lines": len(lines)})
+        notify("done", {"lines": len(lines), "result": result.to_dict()})
         return result
 
     def _prepare(self, img: np.ndarray):
