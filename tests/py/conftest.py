@@ -1,0 +1,86 @@
+"""Shared fixtures: pinned test images, one native retto Session, one RapidOCR 1.4.4 engine (the reference).
+
+The images are fetched (idempotently, sha256-pinned) by scripts/fetch_test_data.py at session start.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import refkit
+from refkit import DATA, ROOT, THREADS, load_rgb, run_ours, run_rapid
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import fetch_test_data  # noqa: E402
+
+
+def pytest_sessionstart(session):
+    fetch_test_data.main()
+
+
+def pytest_terminal_summary(terminalreporter):
+    for table in refkit.REPORT_TABLES:
+        terminalreporter.write_line("")
+        for line in table.splitlines():
+            terminalreporter.write_line(line)
+
+
+# --------------------------------------------------------------------------------------------- images
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def image_paths() -> dict[str, Path]:
+    """name -> path, e.g. image_paths["baiona"], image_paths["baiona_cmyk.jpg"]."""
+    pins = fetch_test_data.read_pins()
+    paths = {name: DATA / name for name in pins}
+    paths.update({Path(name).stem: DATA / name for name in pins if name.endswith(".png")})
+    for p in paths.values():
+        assert p.is_file(), f"{p} missing: run scripts/fetch_test_data.py"
+    return paths
+
+
+# --------------------------------------------------------------------------------------------- engines
+
+@pytest.fixture(scope="session")
+def retto_worker():
+    from retto.ort_worker import OrtWorker
+    return OrtWorker(device="cpu", threads=THREADS)     # the bundled default models, sha256-checked
+
+
+@pytest.fixture(scope="session")
+def retto_session(retto_worker):
+    from retto import Config, Session
+    w = retto_worker
+    return Session(w, charset=w.charset, config=Config(), backend=w.backend, versions=w.versions,
+                   warnings=w.warnings)
+
+
+@pytest.fixture(scope="session")
+def rapid_engine():
+    from rapidocr_onnxruntime import RapidOCR
+    return RapidOCR(intra_op_num_threads=THREADS)
+
+
+@pytest.fixture(scope="session")
+def reference_runs(retto_session, rapid_engine, image_paths):
+    """name -> {"ours": result dict, "rapid": [lines]} for the three reference images; computed once per run.
+
+    RapidOCR is fed the image converted to RGB by Pillow (it cannot read palette PNGs itself, FACTS §4). Ours is
+    given the file's bytes, the way the CLI and the browser call it, so our own decoding of the 1-bit palette
+    PNGs is exercised too.
+    """
+    cache: dict[str, dict] = {}
+
+    def get(name: str) -> dict:
+        if name not in cache:
+            path = image_paths[name]
+            cache[name] = {"ours": run_ours(retto_session, path.read_bytes()),
+                           "rapid": run_rapid(rapid_engine, load_rgb(path))}
+        return cache[name]
+    return get

@@ -1,0 +1,147 @@
+"""Small, independent measuring helpers for the reference tests (no code from py/retto or RapidOCR).
+
+- `levenshtein` / `cer`: plain dynamic-programming edit distance (unit costs) over code points.
+- `polygon_iou`: area of intersection over union of two convex polygons, by Sutherland-Hodgman clipping and the
+  shoelace formula. Text boxes from DB detection are (scaled) rotated rectangles, hence convex.
+- `reading_order_text`: how a list of OCR lines becomes one string for CER (documented in test_reference.py).
+- `match_lines`: pairs each reference line with our line of best polygon IoU.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+Point = Sequence[float]
+
+
+# --------------------------------------------------------------------------------------------- text
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance with unit insert/delete/substitute costs (two-row DP)."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def normalise_ws(s: str) -> str:
+    """Every run of whitespace (incl. line breaks) becomes one space; ends stripped."""
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def fold_l1(s: str) -> str:
+    """The typewriter prints 'l' and '1' with the same glyph: fold both to '1' (extra figure only)."""
+    return s.replace("l", "1")
+
+
+def cer(hyp: str, ref: str) -> float:
+    return levenshtein(hyp, ref) / max(1, len(ref))
+
+
+# --------------------------------------------------------------------------------------------- geometry
+
+def polygon_area(poly: Sequence[Point]) -> float:
+    """Signed shoelace area (positive for counter-clockwise in a y-up frame)."""
+    n = len(poly)
+    s = 0.0
+    for i in range(n):
+        x1, y1 = poly[i]
+        x2, y2 = poly[(i + 1) % n]
+        s += x1 * y2 - x2 * y1
+    return s / 2.0
+
+
+def _ccw(poly: Sequence[Point]) -> list[tuple[float, float]]:
+    pts = [(float(x), float(y)) for x, y in poly]
+    return pts if polygon_area(pts) >= 0 else pts[::-1]
+
+
+def _clip(subject: list[tuple[float, float]], a: tuple[float, float], b: tuple[float, float]):
+    """Keep the part of `subject` on the left of the directed edge a->b (inside of a CCW clip polygon)."""
+    def side(p):
+        return (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+
+    def cross_point(p, q, sp, sq):
+        t = sp / (sp - sq)
+        return (p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]))
+
+    out = []
+    n = len(subject)
+    for i in range(n):
+        p, q = subject[i], subject[(i + 1) % n]
+        sp, sq = side(p), side(q)
+        if sp >= 0:
+            out.append(p)
+            if sq < 0:
+                out.append(cross_point(p, q, sp, sq))
+        elif sq >= 0:
+            out.append(cross_point(p, q, sp, sq))
+    return out
+
+
+def convex_intersection_area(p1: Sequence[Point], p2: Sequence[Point]) -> float:
+    subject = _ccw(p1)
+    clip = _ccw(p2)
+    for i in range(len(clip)):
+        if not subject:
+            return 0.0
+        subject = _clip(subject, clip[i], clip[(i + 1) % len(clip)])
+    return abs(polygon_area(subject)) if len(subject) >= 3 else 0.0
+
+
+def polygon_iou(p1: Sequence[Point], p2: Sequence[Point]) -> float:
+    a1, a2 = abs(polygon_area(p1)), abs(polygon_area(p2))
+    inter = convex_intersection_area(p1, p2)
+    union = a1 + a2 - inter
+    return inter / union if union > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------- lines
+
+def reading_order_text(lines: Sequence[tuple[Sequence[Point], str]]) -> str:
+    """Join OCR lines (box, text) into one string in reading order, the same way for every engine.
+
+    Boxes are grouped into text rows: sorted by vertical centre, a box starts a new row when its centre lies
+    below the current row's mean centre by more than half the median box height; within a row boxes go left to
+    right. Rows and boxes are joined by single spaces, then whitespace is normalised. So a line that one engine
+    splits into two boxes (e.g. "Ze" + "geweekt ...") costs nothing extra, and the comparison does not depend on
+    line-break placement, only on the characters and the word spacing.
+    """
+    if not lines:
+        return ""
+    items = []
+    for box, text in lines:
+        ys = [p[1] for p in box]
+        xs = [p[0] for p in box]
+        items.append(((min(ys) + max(ys)) / 2, max(ys) - min(ys), min(xs), text))
+    heights = sorted(h for _, h, _, _ in items)
+    half = heights[len(heights) // 2] / 2
+    rows: list[list] = []
+    for item in sorted(items, key=lambda t: t[0]):
+        if rows and item[0] - sum(i[0] for i in rows[-1]) / len(rows[-1]) <= half:
+            rows[-1].append(item)
+        else:
+            rows.append([item])
+    words = [it[3] for row in rows for it in sorted(row, key=lambda t: t[2])]
+    return normalise_ws(" ".join(words))
+
+
+def match_lines(ref_lines, our_lines):
+    """For each reference line (box, text), our line with the highest polygon IoU (or None when no overlap).
+
+    Returns a list of (ref_index, our_index | None, iou).
+    """
+    out = []
+    for i, (rbox, _) in enumerate(ref_lines):
+        best_j, best = None, 0.0
+        for j, (obox, _) in enumerate(our_lines):
+            iou = polygon_iou(rbox, obox)
+            if iou > best:
+                best_j, best = j, iou
+        out.append((i, best_j, best))
+    return out
