@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from .config import Config
-from .errors import RettoError
+from .errors import INTERNAL_ERROR, RettoError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
 
@@ -40,16 +40,30 @@ def parse_args(argv=None):
 
 
 def collect_images(paths) -> list:
-    """Files as given; directories walked recursively for image suffixes. Missing paths are kept so they
-    get their own error line instead of vanishing."""
+    """(path, name relative to the argument) pairs: files as given; directories walked recursively for image
+    suffixes. Missing paths are kept so they get their own error line instead of vanishing."""
     out = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES))
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+            out.extend((p, p.relative_to(path)) for p in found)
         else:
-            out.append(path)
+            out.append((path, Path(path.name)))
     return out
+
+
+def output_path(out_dir: Path, rel: Path, ext: str, taken: set) -> Path:
+    """Mirror the input's relative path and keep its suffix (a/x.png -> a/x.png.json), so that x.png and x.jpg,
+    or two folders' x.png, never overwrite each other."""
+    target = out_dir / rel.parent / f"{rel.name}.{ext}"
+    n = 2
+    while target in taken:
+        target = out_dir / rel.parent / f"{rel.name}.{n}.{ext}"
+        n += 1
+    taken.add(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
 
 
 def render(path: Path, record: dict, fmt: str) -> str:
@@ -118,7 +132,8 @@ def main(argv=None) -> int:
     progress = Progress(len(images), not args.no_progress)
     failures = 0
     json_items = []
-    for n, path in enumerate(images, 1):
+    written = set()
+    for n, (path, rel) in enumerate(images, 1):
         t0 = time.perf_counter()
         try:
             data = path.read_bytes()
@@ -129,6 +144,8 @@ def main(argv=None) -> int:
                 record = session.run(data).to_dict()
             except RettoError as err:
                 record = err.to_dict()
+            except Exception as exc:  # one odd file must never end the batch
+                record = RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}").to_dict()
         record = {"path": str(path), **record}
         ms = (time.perf_counter() - t0) * 1000.0
         failed = "error" in record
@@ -137,7 +154,7 @@ def main(argv=None) -> int:
         progress.update(n, path, status, ms)
         if out_dir:
             ext = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv"}[args.format]
-            (out_dir / f"{path.stem}.{ext}").write_text(render(path, record, args.format) + "\n", encoding="utf-8")
+            output_path(out_dir, rel, ext, written).write_text(render(path, record, args.format) + "\n", encoding="utf-8")
         elif args.format == "json":
             json_items.append(record)
         else:

@@ -9,6 +9,7 @@ MODEL_INTEGRITY = "model_integrity"
 BACKEND_UNAVAILABLE = "backend_unavailable"
 INFERENCE_FAILED = "inference_failed"
 INVALID_CONFIG = "invalid_config"
+INTERNAL_ERROR = "internal_error"
 
 
 class RettoError(Exception):

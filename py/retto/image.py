@@ -57,6 +57,7 @@ def _from_pil(img: Image.Image, max_pixels: int) -> np.ndarray:
                          f"{w}x{h} is {w * h / 1e6:.0f} megapixels; the limit is {max_pixels / 1e6:.0f} megapixels")
     if w < 1 or h < 1:
         raise RettoError(INVALID_IMAGE, f"the image has no pixels ({w}x{h})")
+    sixteen_bit = _is_16_bit(img)   # the tile info that says so is gone after load()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -67,15 +68,15 @@ def _from_pil(img: Image.Image, max_pixels: int) -> np.ndarray:
         if "truncated" in reason.lower() or isinstance(exc, (EOFError, SyntaxError)):
             raise RettoError(INVALID_IMAGE, f"the image data is truncated or corrupt ({reason})") from exc
         raise RettoError(INVALID_IMAGE, f"the image could not be decoded ({reason})") from exc
-    return _to_rgb(img)
+    return _to_rgb(img, sixteen_bit)
 
 
-def _to_rgb(img: Image.Image) -> np.ndarray:
+def _to_rgb(img: Image.Image, sixteen_bit: bool = False) -> np.ndarray:
     mode = img.mode
     if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         # High bit depth gray: scale to 8 bits (Pillow's convert('L') would clip everything above 255 to white).
         arr = np.asarray(img, dtype=np.float64)
-        top = 65535.0 if arr.max(initial=0) > 255 else 255.0
+        top = 65535.0 if sixteen_bit or arr.max(initial=0) > 255 else 255.0
         gray = np.clip(np.round(arr * (255.0 / top)), 0, 255).astype(np.uint8)
         return np.repeat(gray[:, :, None], 3, axis=2)
     if mode == "P" and "transparency" in img.info:
@@ -86,6 +87,15 @@ def _to_rgb(img: Image.Image) -> np.ndarray:
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         img = Image.alpha_composite(background, rgba)
     return np.ascontiguousarray(np.asarray(img.convert("RGB"), dtype=np.uint8))
+
+
+def _is_16_bit(img: Image.Image) -> bool:
+    """True when the file stores 16-bit samples (a dark 16-bit scan may have no value above 255)."""
+    if img.mode.startswith("I;16"):
+        return True
+    raw_modes = [t[3] for t in getattr(img, "tile", None) or [] if len(t) > 3]
+    raw_modes += [img.info.get("raw_mode", "")]
+    return any(isinstance(m, str) and m.startswith("I;16") for m in raw_modes)
 
 
 def _from_array(arr: np.ndarray) -> np.ndarray:

@@ -146,8 +146,37 @@ def test_cli_output_dir_and_text_formats(tmp_path, image_paths):
     proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(image_paths["baiona"]), "--format", "tsv",
                            "--output", str(out), "--no-progress"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    rows = (out / "baiona.tsv").read_text().splitlines()
+    rows = (out / "baiona.png.tsv").read_text().splitlines()
     assert len(rows) >= 15 and all(len(r.split("\t")) == 5 for r in rows)
     proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(image_paths["baiona"]), "--format", "text"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "Komunikabideak" in proc.stdout.splitlines()
+
+
+def test_cli_output_names_never_collide(tmp_path, image_paths):
+    src = tmp_path / "in"
+    for sub in ("a", "b"):
+        (src / sub).mkdir(parents=True)
+        shutil.copy(image_paths["baiona"], src / sub / "x.png")
+    (src / "a" / "x.jpg").write_bytes(b"")          # same stem, different file: gets its own error file
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(src), "--format", "json",
+                           "--output", str(out), "--no-progress"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json"))
+    assert files == ["a/x.jpg.json", "a/x.png.json", "b/x.png.json"]
+    assert json.loads((out / "a" / "x.jpg.json").read_text())["error"]["code"] == "invalid_image"
+    assert len(json.loads((out / "b" / "x.png.json").read_text())["lines"]) >= 15
+
+
+def test_dark_16_bit_gray_keeps_its_scale():
+    """A 16-bit scan whose values all sit below 256 is nearly black, not a bright 8-bit image."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from retto.image import decode
+    buf = io.BytesIO()
+    Image.fromarray(np.full((8, 8), 200, np.uint16)).save(buf, "PNG")
+    assert decode(buf.getvalue()).max() == 1            # 200 / 65535 * 255 rounds to 1
