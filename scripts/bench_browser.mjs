@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Benchmark (not a test): the native pipeline vs the same pipeline in the browser (Pyodide + onnxruntime-web
+// wasm) at 1 thread and at N threads, warm, median of --rounds runs per image; the browser time split into
+// Python pre/post (in Pyodide), ORT inference, and the bridge (typed-array copies + FFI/await overhead); and
+// time to ready (page load -> worker ready) with a warm HTTP cache.
+//   node scripts/bench_browser.mjs [--rounds 3] [--images typewriter,linn,baiona] [--json out.json]
+// Needs: scripts/setup_web.sh (dist/), .venv (native side), tests/data (scripts/fetch_test_data.py).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from '@playwright/test';
+import { startServer } from './serve_static.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
+const ROUNDS = Math.max(3, Number(opt('--rounds', 3)));
+const IMAGES = opt('--images', 'typewriter,linn,baiona').split(',');
+const N = cpus().length;
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+
+// Native: the same Session over onnxruntime CPU, bytes in (as the browser gets them), warm.
+const NATIVE = `
+import json, sys, time, statistics
+from pathlib import Path
+from retto.ort_worker import OrtWorker
+rounds, threads, paths = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+session = OrtWorker(device="cpu", threads=threads).session()
+out = {}
+for p in paths:
+    data = Path(p).read_bytes()
+    session.run(data)  # warm-up
+    runs = []
+    for _ in range(rounds):
+        t0 = time.perf_counter(); r = session.run(data).to_dict(); runs.append((time.perf_counter() - t0) * 1000)
+    out[Path(p).stem] = {"wall": runs, "lines": len(r["lines"]), "infer": r["timings"]["infer"]}
+print(json.dumps(out))
+`;
+
+function native(threads) {
+  const paths = IMAGES.map((i) => join(ROOT, 'tests', 'data', `${i}.png`));
+  const out = execFileSync(join(ROOT, '.venv', 'bin', 'python'), ['-c', NATIVE, String(ROUNDS), String(threads), ...paths],
+    { cwd: ROOT, maxBuffer: 64 << 20 });
+  return JSON.parse(out);
+}
+
+async function browser(url, threads) {
+  const b = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${url}?boot=0`);
+    await page.evaluate((t) => window.Retto.create({ backend: 'wasm', threads: t }).then((o) => { window.ocr = o; }), threads);
+    const info = await page.evaluate(() => window.ocr.info);
+    const out = { threads: info.wasm.threads };
+    for (const image of IMAGES) {
+      out[image] = await page.evaluate(async ({ image, rounds }) => {
+        const bytes = await (await fetch(`/__testdata__/${image}.png`)).arrayBuffer();
+        await window.ocr.recognize(bytes); // warm-up
+        const runs = [];
+        for (let i = 0; i < rounds; i++) {
+          const t0 = performance.now();
+          const r = await window.ocr.recognize(bytes);
+          const wall = performance.now() - t0;
+          const s = window.ocr.lastStats;
+          const infer = r.timings.infer.det + r.timings.infer.cls + r.timings.infer.rec;
+          const ort = s.models.det.ortMs + s.models.cls.ortMs + s.models.rec.ortMs;
+          const copies = s.models.det.copyInMs + s.models.cls.copyInMs + s.models.rec.copyInMs + s.copyOutMs;
+          runs.push({ wall, total: r.timings.total, python: r.timings.total - infer, ort, bridge: infer - ort, copies,
+            lines: r.lines.length });
+        }
+        return runs;
+      }, { image, rounds: ROUNDS });
+    }
+    return out;
+  } finally {
+    await b.close();
+  }
+}
+
+async function timeToReady(url) {
+  const b = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await (await b.newContext()).newPage();
+    const once = async () => {
+      await page.goto(`${url}?boot=0`);
+      // performance.now() counts from navigation start: page load + worker boot + models + sessions.
+      return page.evaluate(() => window.Retto.create({ backend: 'auto' }).then((o) => { window.ocr = o; return performance.now(); }));
+    };
+    const cold = await once(); // fills the HTTP cache
+    const warm = [];
+    for (let i = 0; i < ROUNDS; i++) warm.push(await once());
+    return { cold, warm };
+  } finally {
+    await b.close();
+  }
+}
+
+const server = await startServer({ dir: join(ROOT, 'dist'), mounts: { '/__testdata__/': join(ROOT, 'tests', 'data') } });
+try {
+  console.error(`native (1 and ${N} threads), ${ROUNDS} rounds…`);
+  const nat1 = native(1);
+  const natN = native(N);
+  console.error('browser wasm, 1 thread…');
+  const br1 = await browser(server.url, 1);
+  console.error(`browser wasm, ${N} threads…`);
+  const brN = await browser(server.url, N);
+  console.error('time to ready…');
+  const ttr = await timeToReady(server.url);
+
+  const rows = IMAGES.map((image) => {
+    const m = (runs, k) => median(runs.map((r) => r[k]));
+    const bN = brN[image];
+    const total = m(bN, 'total');
+    return {
+      image,
+      native1: median(nat1[image].wall), nativeN: median(natN[image].wall),
+      browser1: m(br1[image], 'wall'), browserN: m(bN, 'wall'),
+      pythonN: m(bN, 'python'), ortN: m(bN, 'ort'), bridgeN: m(bN, 'bridge'), copiesN: m(bN, 'copies'), total,
+      lines: { native: nat1[image].lines, browser: bN[0].lines },
+    };
+  });
+  const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1)).padStart(8);
+  const p = (x) => `${(100 * x).toFixed(0)}%`.padStart(7);
+  console.log(`\nmedians of ${ROUNDS} warm runs, ms (N = ${N}; browser threads: ${br1.threads} and ${brN.threads})`);
+  console.log('image        native1  nativeN browser1 browserN  ratio1  ratioN | python      ort   bridge  copies |  py%   ort% bridge%');
+  for (const r of rows) {
+    console.log(`${r.image.padEnd(11)}${f(r.native1)} ${f(r.nativeN)} ${f(r.browser1)} ${f(r.browserN)} ${(r.browser1 / r.native1).toFixed(2).padStart(7)} ${(r.browserN / r.nativeN).toFixed(2).padStart(7)} |`
+      + `${f(r.pythonN)} ${f(r.ortN)} ${f(r.bridgeN)} ${f(r.copiesN)} |${p(r.pythonN / r.total)}${p(r.ortN / r.total)}${p(r.bridgeN / r.total)}`);
+  }
+  console.log(`\ntime to ready (page load -> worker ready, backend auto): cold ${(ttr.cold / 1000).toFixed(2)} s, `
+    + `warm HTTP cache median ${(median(ttr.warm) / 1000).toFixed(2)} s (runs: ${ttr.warm.map((x) => (x / 1000).toFixed(2)).join(', ')})`);
+  console.log('ratio = browser wall / native wall at the same thread count; python = Session total - model calls; '
+    + 'bridge = model calls as Python sees them - ORT session.run; copies = the typed-array copies inside bridge.');
+  const json = opt('--json');
+  if (json) writeFileSync(json, JSON.stringify({ rows, native: { 1: nat1, [N]: natN }, browser: { 1: br1, [N]: brN }, timeToReady: ttr }, null, 1));
+} finally {
+  await server.close();
+}

@@ -1,0 +1,113 @@
+// The main-thread client API: progress, input types, queueing, cancel, crash replacement, terminate.
+import { expect, test } from './fixtures.js';
+
+test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
+  await app.open();
+  const boot = await app.page.evaluate(async () => {
+    const events = [];
+    window.ocr = await window.Retto.create({ backend: 'wasm', onProgress: (e) => events.push(e) });
+    return events;
+  });
+  const loads = boot.filter((e) => e.stage === 'load');
+  expect(loads.length).toBeGreaterThan(3);
+  expect(loads.at(-1).total).toBeGreaterThan(30e6); // Python runtime + wheels + models, in bytes
+  expect(Math.max(...loads.map((e) => e.loaded))).toBe(loads[0].total);
+  for (let i = 1; i < loads.length; i++) expect(loads[i].loaded).toBeGreaterThanOrEqual(loads[i - 1].loaded);
+
+  const out = await app.page.evaluate(async () => {
+    const bytes = await (await fetch('/__testdata__/baiona.png')).arrayBuffer();
+    const blob = new Blob([bytes], { type: 'image/png' });
+    const inputs = {
+      arrayBuffer: bytes,
+      blob,
+      file: new File([bytes], 'baiona.png', { type: 'image/png' }),
+      bitmap: await createImageBitmap(blob, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' }),
+      uint8: new Uint8Array(bytes),
+    };
+    const log = [];
+    // All started at once: the client must run them one after another.
+    const runs = Object.entries(inputs).map(([kind, input]) => window.ocr.recognize(input, {
+      onProgress: (e) => log.push([kind, e.stage, e]),
+    }).then((r) => ({ kind, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) })));
+    const results = await Promise.all(runs);
+    return { results, log, callerBufferIntact: bytes.byteLength };
+  });
+  expect(out.callerBufferIntact).toBeGreaterThan(100000); // the caller's ArrayBuffer was not detached
+  const base = out.results[0];
+  expect(base.texts.length).toBeGreaterThanOrEqual(15);
+  for (const r of out.results) expect(r.texts, r.kind).toEqual(base.texts);
+  // never interleaved: once a call's events start, the previous call's are over
+  const order = out.log.map(([kind]) => kind);
+  const seen = [];
+  for (const k of order) if (seen.at(-1) !== k) seen.push(k);
+  expect(seen).toEqual(['arrayBuffer', 'blob', 'file', 'bitmap', 'uint8']);
+  // per-stage progress with counts
+  const first = out.log.filter(([kind]) => kind === 'arrayBuffer').map(([, stage, e]) => [stage, e]);
+  const stages = first.map(([s]) => s);
+  expect(stages[0]).toBe('decode');
+  expect(stages.at(-1)).toBe('done');
+  const det = first.find(([s]) => s === 'det')[1];
+  expect(det.boxes).toBeGreaterThanOrEqual(base.texts.length);
+  const recs = first.filter(([s]) => s === 'rec').map(([, e]) => e);
+  expect(recs.at(-1)).toMatchObject({ done: det.boxes, total: det.boxes });
+  expect(first.filter(([s]) => s === 'cls').at(-1)[1]).toMatchObject({ done: det.boxes, total: det.boxes });
+});
+
+test('AbortSignal cancels (running and queued), and the next call works', async ({ app }) => {
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const out = await app.page.evaluate(async () => {
+    const get = async (n) => (await fetch(`/__testdata__/${n}`)).arrayBuffer();
+    const [linn, baiona] = [await get('linn.png'), await get('baiona.png')];
+    const codeOf = (p) => p.then(() => 'resolved', (e) => e.code);
+    // 1. already aborted
+    const pre = await codeOf(window.ocr.recognize(baiona, { signal: AbortSignal.abort() }));
+    // 2. abort while running (after detection reported) and a queued call aborted before it starts
+    const running = new AbortController();
+    const queued = new AbortController();
+    let t;
+    const a = codeOf(window.ocr.recognize(linn, { signal: running.signal, onProgress: (e) => {
+      if (e.stage === 'det' && !running.signal.aborted) { t = performance.now(); running.abort(); }
+    } }));
+    const b = codeOf(window.ocr.recognize(baiona, { signal: queued.signal }));
+    queued.abort();
+    const [ra, rb] = await Promise.all([a, b]);
+    const rejectMs = performance.now() - t;
+    // 3. the queue carries on with a correct result
+    const after = await window.ocr.recognize(baiona);
+    return { pre, ra, rb, rejectMs, afterLines: after.lines.length };
+  });
+  expect(out.pre).toBe('aborted');
+  expect(out.ra).toBe('aborted');
+  expect(out.rb).toBe('aborted');
+  expect(out.rejectMs).toBeLessThan(1000); // the caller hears at once, not after linn finishes
+  expect(out.afterLines).toBeGreaterThanOrEqual(15);
+});
+
+test('a crashed worker is replaced and the next call works; terminate ends the instance', async ({ app }) => {
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const out = await app.page.evaluate(async () => {
+    const bytes = await (await fetch('/__testdata__/baiona.png')).arrayBuffer();
+    await window.ocr.evalPython('import builtins\nbuiltins._marker = 1');
+    const firstWorker = window.ocr.handle.worker;
+    // crash while a call is in flight
+    const inflight = window.ocr.recognize(bytes).then(() => 'resolved', (e) => e.code);
+    await new Promise((r) => setTimeout(r, 50));
+    window.ocr.simulateCrash();
+    const inflightCode = await inflight;
+    const next = await window.ocr.recognize(bytes);
+    const replaced = window.ocr.handle.worker !== firstWorker;
+    const markerGone = await window.ocr.evalPython("import builtins\nhasattr(builtins, '_marker')");
+    const invalid = await window.ocr.recognize('not an image').then(() => 'resolved', (e) => e.code);
+    window.ocr.terminate();
+    const afterTerminate = await window.ocr.recognize(bytes).then(() => 'resolved', (e) => e.code);
+    return { inflightCode, nextLines: next.lines.length, replaced, markerGone, invalid, afterTerminate };
+  });
+  expect(out.inflightCode).toBe('worker_crashed');
+  expect(out.replaced).toBe(true);
+  expect(out.markerGone).toBe(false); // a fresh interpreter
+  expect(out.nextLines).toBeGreaterThanOrEqual(15);
+  expect(out.invalid).toBe('invalid_image');
+  expect(out.afterTerminate).toBe('terminated');
+});

@@ -1,0 +1,32 @@
+// Line-by-line comparison of two OCR results (browser vs native). Returns human-readable differences.
+export const BOX_TOLERANCE_PX = 1;
+export const SCORE_TOLERANCE = 1e-3;
+
+export function diffResults(image, browser, native) {
+  const diffs = [];
+  const b = browser.lines;
+  const n = native.lines;
+  if (browser.image.width !== native.image.width || browser.image.height !== native.image.height) {
+    diffs.push(`${image}: image size ${JSON.stringify(browser.image)} vs native ${JSON.stringify(native.image)}`);
+  }
+  if (b.length !== n.length) diffs.push(`${image}: ${b.length} lines in the browser vs ${n.length} natively`);
+  for (let i = 0; i < Math.max(b.length, n.length); i++) {
+    const x = b[i];
+    const y = n[i];
+    if (!x || !y) {
+      diffs.push(`${image} line ${i}: only ${x ? 'browser' : 'native'} has ${JSON.stringify((x || y).text)}`);
+      continue;
+    }
+    if (x.text !== y.text) diffs.push(`${image} line ${i}: text ${JSON.stringify(x.text)} vs native ${JSON.stringify(y.text)}`);
+    const worst = Math.max(...x.box.flatMap((p, k) => [Math.abs(p[0] - y.box[k][0]), Math.abs(p[1] - y.box[k][1])]));
+    if (!(worst <= BOX_TOLERANCE_PX)) {
+      diffs.push(`${image} line ${i} (${JSON.stringify(y.text)}): box ${JSON.stringify(x.box)} vs native ${JSON.stringify(y.box)} (off by ${worst} px)`);
+    }
+    const ds = Math.abs(x.score - y.score);
+    if (!(ds <= SCORE_TOLERANCE)) {
+      diffs.push(`${image} line ${i} (${JSON.stringify(y.text)}): score ${x.score} vs native ${y.score} (Δ ${ds.toExponential(2)})`);
+    }
+    if (x.angle !== y.angle) diffs.push(`${image} line ${i}: angle ${x.angle} vs native ${y.angle}`);
+  }
+  return diffs;
+}

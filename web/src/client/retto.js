@@ -1,0 +1,192 @@
+// Main-thread client for Retto OCR. The main thread never runs OCR: it posts jobs to a web worker, one at a
+// time (concurrent calls are queued, never interleaved), relays progress, and replaces a crashed worker.
+//
+//   const ocr = await Retto.create({ backend: 'auto' | 'wasm' | 'webgpu', assetBase, onProgress });
+//   const result = await ocr.recognize(blobOrFileOrImageBitmapOrArrayBuffer, { signal, onProgress });
+//   ocr.terminate();
+
+export class RettoError extends Error {
+  /** code: invalid_image | image_too_large | model_integrity | model_missing | backend_unavailable |
+   *  inference_failed | invalid_config | aborted | worker_crashed | terminated | internal_error */
+  constructor(code, message) {
+    super(message);
+    this.name = 'RettoError';
+    this.code = code;
+  }
+}
+
+function abortError() {
+  return new RettoError('aborted', 'recognition was cancelled');
+}
+
+function defaultAssetBase() {
+  return new URL('assets/', document.baseURI).href;
+}
+
+/** One worker and its pending requests; the client swaps in a new one when this one crashes. */
+class WorkerHandle {
+  constructor(options, onCrash) {
+    this.pending = new Map(); // id -> {resolve, reject, onProgress}
+    this.nextId = 1;
+    this.dead = false;
+    this.worker = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module', name: 'retto-ocr' });
+    this.worker.onmessage = (ev) => this.onMessage(ev.data);
+    this.worker.onerror = (ev) => {
+      ev.preventDefault?.();
+      this.fail(new RettoError('worker_crashed', `OCR worker crashed: ${ev.message || 'unknown error'}`));
+      onCrash(this);
+    };
+    this.onCrash = onCrash;
+  }
+
+  request(type, payload, { transfer = [], onProgress } = {}) {
+    if (this.dead) return Promise.reject(new RettoError('worker_crashed', 'OCR worker is gone'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      this.worker.postMessage({ ...payload, type, id }, transfer);
+    }).finally(() => this.pending.delete(id));
+  }
+
+  lastId() {
+    return this.nextId - 1;
+  }
+
+  onMessage(msg) {
+    const p = this.pending.get(msg.id);
+    if (msg.type === 'fatal') {
+      this.fail(new RettoError(msg.error.code, msg.error.message));
+      this.onCrash(this);
+      return;
+    }
+    if (!p) return;
+    if (msg.type === 'progress') p.onProgress?.(msg.event);
+    else if (msg.type === 'error') p.reject(new RettoError(msg.error.code, msg.error.message));
+    else if (msg.type === 'ready') p.resolve(msg.info);
+    else if (msg.type === 'result') p.resolve({ result: msg.result, stats: msg.stats });
+  }
+
+  fail(error) {
+    this.dead = true;
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+    this.worker.terminate();
+  }
+}
+
+async function toMessage(input) {
+  // Encoded images go to Python as bytes (decoded by Pillow, exactly as natively); ImageBitmaps as pixels.
+  if (typeof ImageBitmap !== 'undefined' && input instanceof ImageBitmap) {
+    const copy = await createImageBitmap(input); // transfer a copy: the caller keeps theirs
+    return { msg: { kind: 'bitmap', data: copy }, transfer: [copy] };
+  }
+  let buffer;
+  if (input instanceof Blob) buffer = await input.arrayBuffer();
+  else if (input instanceof ArrayBuffer) buffer = input.slice(0);
+  else if (ArrayBuffer.isView(input)) buffer = input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
+  else throw new RettoError('invalid_image', 'input must be a Blob, File, ImageBitmap, ArrayBuffer or typed array');
+  return { msg: { kind: 'bytes', data: buffer }, transfer: [buffer] };
+}
+
+export class Retto {
+  /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
+  static async create({ backend = 'auto', assetBase, onProgress, threads } = {}) {
+    const r = new Retto({ backend, assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads });
+    await r.start(onProgress);
+    return r;
+  }
+
+  constructor(options) {
+    this.options = options;
+    this.handle = null;
+    this.info = null; // backend per model, why not others, threads and why, versions, boot timings
+    this.lastStats = null; // per-recognize breakdown: ORT time, bridge copies, wall time
+    this.queue = Promise.resolve();
+    this.terminated = false;
+  }
+
+  async start(onProgress) {
+    const handle = new WorkerHandle(this.options, (h) => this.onCrash(h));
+    this.handle = handle;
+    try {
+      this.info = await handle.request('init', { options: this.options }, { onProgress });
+    } catch (e) {
+      handle.fail(e); // a worker that could not boot is not kept around
+      throw e;
+    }
+    return this.info;
+  }
+
+  onCrash(handle) {
+    // Replace the worker lazily: the next queued call boots a fresh one.
+    if (this.handle === handle) this.handle = null;
+  }
+
+  async worker() {
+    if (this.terminated) throw new RettoError('terminated', 'this Retto instance was terminated');
+    if (!this.handle || this.handle.dead) await this.start();
+    return this.handle;
+  }
+
+  /** Run fn(handle) after every earlier call finished (never interleaved). */
+  enqueue(fn, signal) {
+    const run = this.queue.then(async () => {
+      if (signal?.aborted) throw abortError();
+      return fn(await this.worker());
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** OCR one image; resolves with the same JSON shape as native `result.to_dict()`. */
+  recognize(input, { signal, onProgress } = {}) {
+    if (signal?.aborted) return Promise.reject(abortError());
+    const job = this.enqueue(async (handle) => {
+      const { msg, transfer } = await toMessage(input);
+      const done = handle.request('recognize', msg, { transfer, onProgress });
+      const id = handle.lastId();
+      const onAbort = () => handle.worker.postMessage({ type: 'abort', id });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const { result, stats } = await done;
+        this.lastStats = stats;
+        return result;
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    }, signal);
+    if (!signal) return job;
+    // The caller hears about the abort at once; the worker stops at its next model call and the queue waits.
+    return new Promise((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(abortError()), { once: true });
+      job.then(resolve, reject);
+    });
+  }
+
+  /** Diagnostics (backend canary, tests): run one model on a raw float32 tensor. */
+  runModel(name, data, dims) {
+    return this.enqueue(async (handle) => {
+      const copy = Float32Array.from(data);
+      const { result } = await handle.request('runModel', { name, data: copy.buffer, dims }, { transfer: [copy.buffer] });
+      return { data: new Float32Array(result.data), dims: result.dims, backend: result.backend };
+    });
+  }
+
+  /** Diagnostics (tests): run Python in the worker's interpreter; returns the converted last value. */
+  evalPython(code) {
+    return this.enqueue(async (handle) => (await handle.request('python', { code })).result);
+  }
+
+  /** Diagnostics (tests): make the worker throw an uncaught error, as a crash would. */
+  simulateCrash() {
+    this.handle?.worker.postMessage({ type: 'crash' });
+  }
+
+  terminate() {
+    this.terminated = true;
+    this.handle?.fail(new RettoError('terminated', 'this Retto instance was terminated'));
+    this.handle = null;
+  }
+}
+
+export default Retto;
