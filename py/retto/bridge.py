@@ -54,16 +54,27 @@ def _js_error(e: JsException) -> RettoError:
     return RettoError(INFERENCE_FAILED, f"onnxruntime-web failed: {msg}")
 
 
-def create_session(js_models, rec_model, backend_json: str, versions_json: str):
+def create_session(js_models, rec_model, backend_json: str, versions_json: str, extra_json: str = "{}"):
     """Build the unchanged retto Session over the bridge. rec_model: the rec model bytes (JS Uint8Array),
-    read only for the dictionary in its ONNX metadata."""
+    read only for the dictionary in its ONNX metadata. extra_json: {"warnings": [...] (backend choices every
+    result reports), "buckets": {det_sides, rec_widths, batch} or null}. Models whose backend is "webgl" run
+    fixed-shape sessions, so they are called through a BucketWorker with those buckets."""
     from . import Config, Session
+    from .buckets import BucketWorker
     from .models import read_charset
 
+    backend = json.loads(backend_json)
+    extra = json.loads(extra_json)
     worker = BridgeWorker(js_models)
+    fixed = [role for role, name in backend.items() if name == "webgl"]
+    inner = worker
+    if fixed:
+        b = extra["buckets"]
+        inner = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"], batch=b["batch"],
+                             models=fixed)
     charset = read_charset(rec_model.to_bytes())
-    session = Session(worker, charset=charset, config=Config(), backend=json.loads(backend_json),
-                      versions=json.loads(versions_json))
+    session = Session(inner, charset=charset, config=Config(), backend=backend,
+                      versions=json.loads(versions_json), warnings=extra.get("warnings") or [])
     return session, worker
 
 

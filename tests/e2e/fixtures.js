@@ -73,7 +73,7 @@ export const test = base.extend({
       offOrigin,
       logs,
       async open({ isolated = true } = {}) {
-        await page.goto(`${isolated ? servers.isolated : servers.plain}?boot=0`);
+        await page.goto(`${isolated ? servers.isolated : servers.plain}dev.html?boot=0`); // the runtime page
         await page.waitForFunction(() => window.Retto);
       },
       /** Retto.create(options) in the page; returns its info. Stored as window.ocr. */

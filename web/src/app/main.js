@@ -1,4 +1,5 @@
-// Minimal page: pick an image, show the JSON result. The real UI comes later; the client API is separate.
+// Minimal runtime page (web/dev.html): pick an image, show the JSON result; the e2e runtime tests drive the client
+// API through it (window.Retto, ?boot=0). The product page is web/index.html (web/src/ui/).
 import { Retto } from '../client/retto.js';
 
 const $ = (id) => document.getElementById(id);

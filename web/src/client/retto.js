@@ -1,7 +1,10 @@
 // Main-thread client for Retto OCR. The main thread never runs OCR: it posts jobs to a web worker, one at a
 // time (concurrent calls are queued, never interleaved), relays progress, and replaces a crashed worker.
 //
-//   const ocr = await Retto.create({ backend: 'auto' | 'wasm' | 'webgpu', assetBase, onProgress });
+//   const ocr = await Retto.create({ backend: 'auto' | 'wasm' | 'webgpu' | 'webgl' | {det, cls, rec}, assetBase,
+//                                    onProgress });
+// `backend` may name one backend per model. GPU backends are checked against wasm at start (the canary); what
+// actually runs each model, and why, is in ocr.info (backend, fallbacks, canary, warnings) and every result.
 //   const result = await ocr.recognize(blobOrFileOrImageBitmapOrArrayBuffer, { signal, onProgress });
 //   ocr.terminate();
 
@@ -90,8 +93,11 @@ async function toMessage(input) {
 
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
-  static async create({ backend = 'auto', assetBase, onProgress, threads } = {}) {
-    const r = new Retto({ backend, assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads });
+  static async create({ backend = 'auto', assetBase, onProgress, threads, diagnostics } = {}) {
+    // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
+    //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
+    const r = new Retto({ backend, assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
+      ...(diagnostics ? { diagnostics } : {}) });
     await r.start(onProgress);
     return r;
   }

@@ -47,3 +47,25 @@ export async function fetchModels(assetBase, manifest, onBytes) {
   }));
   return Object.fromEntries(entries);
 }
+
+/** The WebGL model variants (scripts/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,
+ * rec_widths, batch}}. The index is checked against the asset manifest, each variant against the index. */
+export async function fetchWebglModels(assetBase, manifest, onBytes) {
+  if (!manifest.webgl) throw new RettoWorkerError('model_missing', 'no WebGL models in the asset manifest: run scripts/setup_web.sh');
+  const indexUrl = new URL(manifest.webgl, assetBase);
+  const indexBytes = await fetchBytes(indexUrl, onBytes);
+  const want = manifest.files[manifest.webgl]?.sha256;
+  if ((await sha256Hex(indexBytes)) !== want) {
+    throw new RettoWorkerError('model_integrity', `${manifest.webgl} does not match the asset manifest`);
+  }
+  const index = JSON.parse(new TextDecoder().decode(indexBytes));
+  const entries = await Promise.all(Object.entries(index.models).map(async ([role, m]) => {
+    const bytes = await fetchBytes(new URL(m.file, indexUrl), onBytes);
+    const got = await sha256Hex(bytes);
+    if (got !== m.sha256) {
+      throw new RettoWorkerError('model_integrity', `${m.file}: sha256 ${got} does not match webgl.json ${m.sha256}`);
+    }
+    return [role, { bytes, buckets: m.buckets }];
+  }));
+  return { models: Object.fromEntries(entries), buckets: index.buckets };
+}

@@ -1,15 +1,19 @@
 // Backend registry: small named objects with a priority. Choosing and falling back is one loop in one place
-// (createModelSession); the backend that actually runs each model is reported in every result.
-// WebGL and a WebGPU canary slot in by registering more entries (with their ORT runtime file).
+// (OrtModels.create in ort_bridge.js); the backend that actually runs each model is reported in every result.
+// GPU backends carry `canary: true`: at init each model they run is checked against wasm on a canary input
+// (canary.js); a mismatch sends that model to the next backend in line (finally wasm).
 
 const registry = new Map();
 
 /**
  * name: reported in results; priority: higher is tried first by backend 'auto';
  * runtimes: ORT entry files (in assets/ort/) that can run it, preferred first;
- * executionProviders: passed to InferenceSession.create; smokeTest: run a tiny input after creating a session
- * (catches kernels a GPU EP cannot run, which surface only at the first run);
- * probe(): {ok, reason?, info?} — can this browser run it at all.
+ * executionProviders: passed to InferenceSession.create;
+ * canary: compare each model against wasm at init (canary.js; also catches kernels a GPU EP cannot run, which
+ * surface only at the first run); fixedShapes: its sessions accept one input shape
+ * each, so it runs the WebGL model variants through shape buckets (webgl_sessions.js);
+ * probe({explicit, allowSoftware}): {ok, reason?, info?} — can this browser run it at all. `auto` skips software
+ * renderers (SwiftShader: correct but far slower than wasm) unless diagnostics allow them.
  */
 export function registerBackend(backend) {
   registry.set(backend.name, backend);
@@ -18,10 +22,10 @@ export function registerBackend(backend) {
 registerBackend({
   name: 'webgpu',
   priority: 20,
-  runtimes: ['ort.min.mjs'], // CPU + JSEP WebGPU build
+  runtimes: ['ort.min.mjs', 'ort.all.min.mjs'], // CPU + JSEP WebGPU build (/all adds WebGL)
   executionProviders: ['webgpu'],
-  smokeTest: true,
-  async probe({ explicit }) {
+  canary: true,
+  async probe({ explicit, allowSoftware }) {
     if (!('gpu' in navigator)) return { ok: false, reason: 'WebGPU is not available in this browser (navigator.gpu missing)' };
     let adapter = null;
     try {
@@ -34,8 +38,35 @@ registerBackend({
     const fallbackAdapter = Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter);
     const details = { vendor: info.vendor || '', architecture: info.architecture || '', fallbackAdapter };
     // A software adapter (SwiftShader) is correct but 100-1000x slower than wasm: 'auto' skips it.
-    if (fallbackAdapter && !explicit) {
+    if (fallbackAdapter && !explicit && !allowSoftware) {
       return { ok: false, reason: 'WebGPU adapter is a software fallback (slower than wasm); skipped by auto', info: details };
+    }
+    return { ok: true, info: details };
+  },
+});
+
+const SOFTWARE_GL = /SwiftShader|llvmpipe|softpipe|Software|Microsoft Basic Render/i;
+
+registerBackend({
+  name: 'webgl',
+  priority: 10,
+  runtimes: ['ort.all.min.mjs'], // /webgl alone has no wasm, which the canary and the fallback need
+  executionProviders: ['webgl'],
+  canary: true,
+  fixedShapes: true,
+  async probe({ explicit, allowSoftware }) {
+    if (typeof OffscreenCanvas === 'undefined') return { ok: false, reason: 'WebGL: no OffscreenCanvas in this worker' };
+    const gl = new OffscreenCanvas(1, 1).getContext('webgl2');
+    if (!gl) return { ok: false, reason: 'WebGL 2 is not available (GPU blocked or disabled)' };
+    const debug = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = String(gl.getParameter(debug ? debug.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    const software = SOFTWARE_GL.test(renderer);
+    const floats = Boolean(gl.getExtension('EXT_color_buffer_float'));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    const details = { renderer, software };
+    if (!floats) return { ok: false, reason: 'WebGL 2 lacks EXT_color_buffer_float (float textures)', info: details };
+    if (software && !explicit && !allowSoftware) {
+      return { ok: false, reason: `WebGL renderer is software (${renderer}; slower than wasm); skipped by auto`, info: details };
     }
     return { ok: true, info: details };
   },
@@ -44,9 +75,9 @@ registerBackend({
 registerBackend({
   name: 'wasm',
   priority: 0,
-  runtimes: ['ort.wasm.min.mjs', 'ort.min.mjs'], // CPU-only build (half the download) when it suffices
+  // CPU-only build (half the download) when it suffices; the others when a GPU backend shares the runtime
+  runtimes: ['ort.wasm.min.mjs', 'ort.min.mjs', 'ort.all.min.mjs'],
   executionProviders: ['wasm'],
-  smokeTest: false,
   async probe() {
     return { ok: true };
   },
@@ -67,17 +98,21 @@ export function candidatesFor(option) {
   return Object.fromEntries(MODEL_NAMES.map((m) => [m, one(perModel[m] ?? (typeof option === 'string' ? option : 'auto'))]));
 }
 
-/** Probe every backend that some model may use; drop the unusable ones (keeping why). */
-export async function planBackends(option) {
+/** Probe every backend that some model may use; drop the unusable ones (keeping why).
+ * allowSoftware (diagnostics): let `auto` use software GPU renderers, to exercise the order on such machines. */
+export async function planBackends(option, { allowSoftware = false } = {}) {
   const wanted = candidatesFor(option);
   const names = [...new Set(Object.values(wanted).flat())];
   const explicitNames = new Set(typeof option === 'string' ? [option]
     : Object.values(option ?? {}).filter((c) => c !== 'auto'));
   const probes = {};
-  for (const n of names) probes[n] = await registry.get(n).probe({ explicit: explicitNames.has(n) });
+  for (const n of names) probes[n] = await registry.get(n).probe({ explicit: explicitNames.has(n), allowSoftware });
   const usable = Object.fromEntries(MODEL_NAMES.map((m) => [m, wanted[m].filter((n) => probes[n].ok)]));
   // One ORT runtime must serve every backend in use: the first file, in preference order, they all support.
-  const inUse = [...new Set(Object.values(usable).flat())].map((n) => registry.get(n));
+  // A canary backend needs wasm too (its reference, and where a model goes when its canary fails).
+  const running = new Set(Object.values(usable).flat());
+  if ([...running].some((n) => registry.get(n).canary)) running.add('wasm');
+  const inUse = [...running].map((n) => registry.get(n));
   const runtime = inUse.length === 0 ? null
     : inUse[0].runtimes.concat(...inUse.map((b) => b.runtimes)).find((f) => inUse.every((b) => b.runtimes.includes(f)));
   return { wanted, usable, probes, runtime };

@@ -3,9 +3,8 @@
 // buffer (PyProxy.getBuffer), the output is ORT's Float32Array, copied once into numpy on the Python side.
 import { getBackend, MODEL_NAMES, planBackends } from './backends.js';
 import { RettoWorkerError } from './errors.js';
-
-// Tiny inputs for the smoke run of GPU backends (kernels they lack fail only at the first run).
-const SMOKE_SHAPES = { det: [1, 3, 32, 32], cls: [1, 3, 48, 192], rec: [1, 3, 48, 64] };
+import { CANARY_SHAPES, canaryInput, compareCanary, perturbForTest } from './canary.js';
+import { WebglBucketSessions } from './webgl_sessions.js';
 
 /** Threads for the wasm EP: all cores when cross-origin isolated (SharedArrayBuffer), else 1 and why. */
 export function wasmThreads(requested) {
@@ -30,45 +29,77 @@ async function loadRuntime(assetBase, runtimeFile, threads) {
 export class OrtModels {
   constructor(ort, models, info) {
     this.ort = ort;
-    this.models = models; // name -> {session, backend, inputName, outputName}
+    this.models = models; // name -> {backend, run(tensor) -> tensor, release()}
     this.info = info;
     this.signal = null; // AbortSignal-like {aborted} of the job in flight
     this.resetStats();
   }
 
-  static async create({ assetBase, backend, threads, modelBytes }) {
-    const plan = await planBackends(backend);
+  /** loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
+   * stamp(bytes, input, output): Promise<Uint8Array> (retto.onnx_stamp in Pyodide);
+   * diagnostics: {allowSoftware?, perturbCanary?: {backend, model} or a list of them} (tests only). */
+  static async create({ assetBase, backend, threads, modelBytes, loadWebgl, stamp, diagnostics = {} }) {
+    const plan = await planBackends(backend, { allowSoftware: Boolean(diagnostics.allowSoftware) });
     if (!plan.runtime) {
       const why = Object.entries(plan.probes).map(([n, p]) => `${n}: ${p.reason}`).join('; ');
       throw new RettoWorkerError('backend_unavailable', `no usable backend for ${JSON.stringify(backend)} (${why})`);
     }
     const t = wasmThreads(threads);
     const ort = await loadRuntime(assetBase, plan.runtime, t.threads);
+    let webgl = null;
+    const ctx = { ort, modelBytes, stamp, webglVariants: () => (webgl ??= loadWebgl()) };
+    const references = {}; // name -> Promise<wasm model>: the canary's reference, kept if a model falls back to it
+    const wasmModel = (name) => (references[name] ??= createModel(ctx, name, 'wasm'));
     const models = {};
     const fallbacks = {};
+    const canary = {};
+    const warnings = [];
     for (const name of MODEL_NAMES) {
       const tried = [];
+      let canaryFailed = false;
       for (const bname of plan.usable[name]) {
+        let model;
         try {
-          models[name] = await createModelSession(ort, name, bname, modelBytes[name]);
-          break;
+          model = await createModel(ctx, name, bname);
         } catch (e) {
           tried.push(`${bname}: ${e.message}`);
+          continue;
         }
+        if (getBackend(bname).canary) {
+          const verdict = await runCanary(ort, name, model, await wasmModel(name), diagnostics.perturbCanary);
+          (canary[name] ??= {})[bname] = verdict;
+          if (!verdict.ok) {
+            canaryFailed = true;
+            await model.release();
+            tried.push(`${bname}: canary failed: ${verdict.detail}`);
+            continue;
+          }
+        }
+        models[name] = model;
+        break;
       }
-      for (const bname of plan.wanted[name]) {
-        if (!plan.probes[bname].ok) tried.unshift(`${bname}: ${plan.probes[bname].reason}`);
-      }
+      if (!models[name] && canaryFailed) models[name] = await wasmModel(name); // a wrong GPU is never an error
+      tried.unshift(...plan.wanted[name].filter((n) => !plan.probes[n].ok).map((n) => `${n}: ${plan.probes[n].reason}`));
       if (tried.length) fallbacks[name] = tried;
       if (!models[name]) {
         throw new RettoWorkerError('backend_unavailable', `${name} model: no backend could run it (${tried.join('; ')})`);
       }
+      for (const [bname, v] of Object.entries(canary[name] ?? {})) {
+        if (!v.ok) warnings.push(`${name}: the ${bname} canary failed (${v.detail}), so ${name} runs on ${models[name].backend}`);
+      }
+    }
+    for (const [name, ref] of Object.entries(references)) {
+      const r = await ref.catch(() => null);
+      if (r && models[name] !== r) await r.release();
     }
     const info = {
       backend: Object.fromEntries(MODEL_NAMES.map((n) => [n, models[n].backend])),
       fallbacks, // per model: why higher-priority backends were not used
+      canary, // per model and GPU backend: the canary verdict
+      warnings, // canary failures, in words (also in every result's warnings)
       probes: plan.probes,
       runtime: plan.runtime,
+      webglBuckets: Object.values(models).some((m) => m.backend === 'webgl') ? (await ctx.webglVariants()).buckets : null,
       wasm: { threads: t.threads, threadsReason: t.reason, simd: true, crossOriginIsolated: self.crossOriginIsolated },
     };
     return new OrtModels(ort, models, info);
@@ -88,13 +119,12 @@ export class OrtModels {
       const data = view ? view.data : array;
       const input = new this.ort.Tensor('float32', data, Array.from(dims));
       const t1 = performance.now();
-      const out = await m.session.run({ [m.inputName]: input }); // ORT copies the input into its own heap here
+      const o = await m.run(input); // ORT copies the input into its own heap here
       const t2 = performance.now();
       const s = this.stats[name];
       s.calls += 1;
       s.copyInMs += t1 - t0;
       s.ortMs += t2 - t1;
-      const o = out[m.outputName];
       return { data: o.data, dims: o.dims };
     } finally {
       view?.release();
@@ -102,22 +132,41 @@ export class OrtModels {
   }
 }
 
-async function createModelSession(ort, name, backendName, bytes) {
+/** A model on one backend: {backend, run(tensor) -> Promise<tensor>, release()}. */
+async function createModel(ctx, name, backendName) {
   const b = getBackend(backendName);
-  const session = await ort.InferenceSession.create(bytes, {
+  if (b.fixedShapes) {
+    const variants = await ctx.webglVariants();
+    const model = new WebglBucketSessions(ctx.ort, name, variants.models[name], ctx.stamp);
+    return { backend: backendName, canaryShape: CANARY_SHAPES[name], runCanary: (input) => model.runOnce(input),
+      run: (input) => model.run(input), release: () => model.release() };
+  }
+  const session = await ctx.ort.InferenceSession.create(ctx.modelBytes[name], {
     executionProviders: b.executionProviders,
     graphOptimizationLevel: 'all',
   });
-  const model = { session, backend: backendName, inputName: session.inputNames[0], outputName: session.outputNames[0] };
-  if (b.smokeTest) {
-    try {
-      const shape = SMOKE_SHAPES[name];
-      const input = new ort.Tensor('float32', new Float32Array(shape.reduce((a, c) => a * c, 1)), shape);
-      await session.run({ [model.inputName]: input });
-    } catch (e) {
-      await session.release().catch(() => {});
-      throw e;
-    }
+  const [inputName, outputName] = [session.inputNames[0], session.outputNames[0]];
+  // GPU kernels an EP lacks fail only at the first run: the canary (below) is that run.
+  return { backend: backendName, canaryShape: CANARY_SHAPES[name],
+    run: async (input) => (await session.run({ [inputName]: input }))[outputName],
+    release: () => session.release().catch(() => {}) };
+}
+
+/** Run the canary input on `model` and on the wasm `reference`; compare (canary.js). */
+async function runCanary(ort, name, model, reference, perturb) {
+  const dims = model.canaryShape;
+  const data = canaryInput(dims);
+  const t0 = performance.now();
+  try {
+    const got = await (model.runCanary ?? model.run)(new ort.Tensor('float32', data, dims));
+    const t1 = performance.now();
+    const want = await reference.run(new ort.Tensor('float32', data, dims));
+    let out = got.data;
+    const hooks = [perturb ?? []].flat();
+    if (hooks.some((h) => h.backend === model.backend && h.model === name)) out = perturbForTest(name, out, got.dims);
+    const verdict = compareCanary(name, want.data, out, want.dims);
+    return { ...verdict, input: dims, ms: Math.round(t1 - t0), wasmMs: Math.round(performance.now() - t1) };
+  } catch (e) {
+    return { ok: false, detail: `the canary run failed: ${e.message}`, input: dims };
   }
-  return model;
 }

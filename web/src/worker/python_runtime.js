@@ -24,5 +24,23 @@ export async function bootPython({ assetBase, manifest, log }) {
 import json, sys, numpy, PIL, retto
 json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "pillow": PIL.__version__,
             "retto": getattr(retto, "__version__", "")})`));
-  return { pyodide, bridge, versions };
+  return { pyodide, bridge, versions, stampShapes: shapeStamper(pyodide) };
+}
+
+/** (model bytes, input shape, output shape) -> the model with that static shape stamped in, by
+ * retto.onnx_stamp.stamp_shapes (WebGL sessions need one model per input shape). */
+function shapeStamper(pyodide) {
+  const stamp = pyodide.runPython(`
+from retto.onnx_stamp import stamp_shapes
+def _retto_stamp(model, input_shape, output_shape):
+    return stamp_shapes(model.to_bytes(), [int(d) for d in input_shape], [int(d) for d in output_shape])
+_retto_stamp`);
+  return (bytes, input, output) => {
+    const out = stamp(bytes, input, output);
+    try {
+      return out.toJs(); // Python bytes -> a Uint8Array copy
+    } finally {
+      out.destroy();
+    }
+  };
 }

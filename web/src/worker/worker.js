@@ -3,7 +3,7 @@
 //   in:  init {options} | recognize {kind, data, width, height} | abort {id} | runModel {name, data, dims}
 //        | python {code} (diagnostics) | crash (diagnostics: simulates an uncaught worker error)
 //   out: progress {event} | ready {info} | result {result, stats} | error {error:{code, message}} | fatal {error}
-import { fetchManifest, fetchModels } from './assets.js';
+import { fetchManifest, fetchModels, fetchWebglModels } from './assets.js';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
 import { bootPython } from './python_runtime.js';
@@ -23,8 +23,8 @@ async function init(id, options) {
   const assetBase = options.assetBase;
   const manifest = await fetchManifest(assetBase);
   const pySize = sumSizes(manifest, 'pyodide/') + sumSizes(manifest, 'py/');
-  const modelSize = sumSizes(manifest, 'models/');
-  const total = pySize + modelSize;
+  const modelSize = sumSizes(manifest, 'models/') - sumSizes(manifest, 'models/webgl/');
+  let total = pySize + modelSize;
   let loaded = 0;
   const progress = (file, bytes) => {
     loaded += bytes;
@@ -36,7 +36,13 @@ async function init(id, options) {
   python.catch(() => {}); // awaited below; if the models fail first, that error is the one reported
   const modelBytes = await fetchModels(assetBase, manifest, (n) => progress('models', n));
   timings.models = performance.now() - t0;
-  const ort = await OrtModels.create({ assetBase, backend: options.backend ?? 'auto', threads: options.threads, modelBytes });
+  const loadWebgl = () => { // only when WebGL may run a model: its variants are another 16 MB
+    total += sumSizes(manifest, 'models/webgl/');
+    return fetchWebglModels(assetBase, manifest, (n) => progress('WebGL models', n));
+  };
+  const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
+  const ort = await OrtModels.create({ assetBase, backend: options.backend ?? 'auto', threads: options.threads, modelBytes,
+    loadWebgl, stamp, diagnostics: options.diagnostics });
   timings.ort = performance.now() - t0;
   const py = await python;
   const versions = {
@@ -45,7 +51,9 @@ async function init(id, options) {
     'onnxruntime-web': ort.ort.env.versions?.web ?? manifest.versions['onnxruntime-web'],
     models: Object.fromEntries(Object.entries(manifest.models).map(([k, m]) => [k, m.version])),
   };
-  const pair = py.bridge.create_session(ort, modelBytes.rec, JSON.stringify(ort.info.backend), JSON.stringify(versions));
+  const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
+  const pair = py.bridge.create_session(ort, modelBytes.rec, JSON.stringify(ort.info.backend), JSON.stringify(versions),
+    JSON.stringify(extra));
   const session = pair.get(0);
   const pyWorker = pair.get(1);
   pair.destroy();

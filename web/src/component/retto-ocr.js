@@ -1,0 +1,233 @@
+// <retto-ocr>: OCR on the user's device as a custom element, no framework.
+//
+//   <script type="module" src="/retto-ocr.js"></script>
+//   <retto-ocr src="scan.png" backend="auto" show-boxes></retto-ocr>
+//
+// Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), asset-base (default: assets/ next to
+// this module), show-boxes. Method: recognize(blob | file | url) -> Promise<result JSON>. Events (bubbling,
+// composed): retto-progress {detail: progress event}, retto-result {detail: result JSON}, retto-error
+// {detail: {code, message, title, advice}}. All elements on a page with the same backend and asset base share
+// one web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
+import { acquireEngine, releaseEngine } from '../shared/engine.js';
+import { h } from '../shared/dom.js';
+import { explainError } from '../shared/error_text.js';
+import { describeBackends, loadingText } from '../shared/engine_text.js';
+import { filesFromClipboard, filesFromDataTransfer } from '../shared/input_files.js';
+import { ResultView } from '../shared/result_view.js';
+import ownCss from './retto-ocr.css?inline';
+import viewCss from '../shared/result_view.css?inline';
+
+// Built: assets/ sits next to this module in dist/. In the dev server, the app's public assets/.
+const DEFAULT_ASSET_BASE = import.meta.env.DEV ? new URL('/assets/', location.href).href
+  : new URL(/* @vite-ignore */ './assets/', import.meta.url).href;
+
+let sheet = null; // one constructed stylesheet shared by every instance
+function styles() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(`${viewCss}\n${ownCss}`);
+  }
+  return sheet;
+}
+
+function describeEngine(info) {
+  return `Ready · ${describeBackends(info, { withReason: true })}`;
+}
+
+export class RettoOcrElement extends HTMLElement {
+  static observedAttributes = ['src', 'backend', 'asset-base', 'show-boxes'];
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    root.adoptedStyleSheets = [styles()];
+    this.fileInput = h('input', { type: 'file', accept: 'image/*', class: 'retto-sr', tabindex: '-1', 'aria-hidden': 'true' });
+    this.chooseButton = h('button', { type: 'button', class: 'choose', part: 'button' }, 'choose a file');
+    this.dropzone = h('div', { class: 'dropzone', part: 'dropzone', tabindex: '0', role: 'group',
+      'aria-label': 'Image input: drop an image here, paste one, or choose a file' },
+    h('p', {}, 'Drop an image here, paste it, or ', this.chooseButton, '.'), this.fileInput);
+    this.statusEl = h('p', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite' }, 'Starting…');
+    this.progressEl = h('progress', { part: 'progress', max: 1, value: 0, hidden: true, 'aria-label': 'progress' });
+    this.errorEl = h('div', { class: 'error', part: 'error', role: 'alert', hidden: true });
+    this.figure = h('figure', { class: 'figure', part: 'figure' });
+    this.linesEl = h('ol', { class: 'lines', part: 'lines', 'aria-label': 'Recognised text' });
+    this.resultEl = h('div', { class: 'result', part: 'result', hidden: true }, this.figure, this.linesEl);
+    root.append(h('div', { class: 'container', part: 'container' },
+      this.dropzone, this.statusEl, this.progressEl, this.errorEl, this.resultEl));
+    this.view = new ResultView({ figure: this.figure, list: this.linesEl });
+    this.engineRef = null;
+    this.busy = 0; // recognize() calls in flight
+    this.result = null;
+    this.info = null;
+    this.imageUrl = null;
+    this.wireInputs();
+  }
+
+  // ---- attributes <-> properties ----
+  get src() { return this.getAttribute('src') ?? ''; }
+  set src(v) { this.setAttribute('src', v); }
+  get backend() { return this.getAttribute('backend') || 'auto'; }
+  set backend(v) { this.setAttribute('backend', v); }
+  get assetBase() { return this.getAttribute('asset-base') || DEFAULT_ASSET_BASE; }
+  set assetBase(v) { this.setAttribute('asset-base', v); }
+  get showBoxes() { return this.hasAttribute('show-boxes'); }
+  set showBoxes(v) { this.toggleAttribute('show-boxes', Boolean(v)); }
+
+  attributeChangedCallback(name, old, value) {
+    if (old === value) return;
+    if (name === 'show-boxes') this.view.boxesVisible = this.showBoxes;
+    if ((name === 'backend' || name === 'asset-base') && this.engineRef) this.connectEngine();
+    if (name === 'src' && value && this.isConnected) this.recognize(value).catch(() => {}); // reported as an event
+  }
+
+  connectedCallback() {
+    this.view.boxesVisible = this.showBoxes;
+    if (!this.engineRef) this.connectEngine();
+    if (this.src && !this.result && !this.busy) this.recognize(this.src).catch(() => {});
+  }
+
+  disconnectedCallback() {
+    if (this.engineRef) releaseEngine(this.engineRef.key);
+    this.engineRef = null;
+  }
+
+  // ---- engine ----
+  connectEngine() {
+    if (this.engineRef) releaseEngine(this.engineRef.key);
+    this.info = null;
+    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase }, (ev) => this.onProgress(ev));
+    this.engineRef = ref;
+    ref.engine.then((ocr) => {
+      if (this.engineRef !== ref) return;
+      this.info = ocr.info;
+      this.progressEl.hidden = true;
+      if (!this.busy) this.setStatus(describeEngine(ocr.info));
+      this.emit('retto-progress', { stage: 'ready', info: ocr.info });
+    }, (e) => {
+      if (this.engineRef === ref) this.fail(e);
+    });
+    return ref.engine;
+  }
+
+  /** OCR one image: a Blob/File, or a URL (string or URL) fetched with the page's credentials rules. */
+  async recognize(input) {
+    const engineRef = this.engineRef ?? (this.connectEngine(), this.engineRef);
+    this.busy += 1;
+    this.errorEl.hidden = true;
+    this.setStatus('Working…');
+    try {
+      const blob = await toBlob(input);
+      const ocr = await engineRef.engine;
+      const result = await ocr.recognize(blob, { onProgress: (ev) => this.onProgress(ev) });
+      this.showResult(blob, result, input);
+      this.emit('retto-result', result);
+      return result;
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    } finally {
+      this.busy -= 1;
+      this.progressEl.hidden = true;
+    }
+  }
+
+  // ---- rendering ----
+  onProgress(ev) {
+    this.emit('retto-progress', ev);
+    const bar = this.progressEl;
+    if (ev.stage === 'load') {
+      bar.hidden = false;
+      bar.max = ev.total || 1;
+      bar.value = ev.loaded;
+      this.setStatus(loadingText(ev));
+    } else if (ev.stage === 'det') {
+      this.setStatus(`Found ${ev.boxes} text region${ev.boxes === 1 ? '' : 's'}, reading…`);
+    } else if (ev.stage === 'rec') {
+      bar.hidden = false;
+      bar.max = ev.total || 1;
+      bar.value = ev.done;
+      this.setStatus(`Reading ${ev.done}/${ev.total} lines…`);
+    } else if (ev.stage === 'decode') {
+      this.setStatus('Finding text…');
+    }
+  }
+
+  showResult(blob, result, input) {
+    if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
+    this.imageUrl = URL.createObjectURL(blob);
+    this.result = result;
+    const name = blob.name || (typeof input === 'string' ? input.split('/').pop() : 'image');
+    this.view.show({ imageUrl: this.imageUrl, name, result });
+    this.view.boxesVisible = this.showBoxes;
+    this.resultEl.hidden = false;
+    const n = result.lines.length;
+    this.setStatus(`${n} line${n === 1 ? '' : 's'} in ${(result.timings.total / 1000).toFixed(1)} s`
+      + (this.info ? ` · ${describeBackends(this.info, { withReason: true })}` : ''));
+  }
+
+  fail(e) {
+    const why = explainError(e);
+    this.errorEl.replaceChildren(h('p', { class: 'title' }, why.title), h('p', {}, why.advice));
+    this.errorEl.hidden = false;
+    this.setStatus(`Error: ${why.code}${why.detail ? ` — ${why.detail}` : ''}`);
+    this.emit('retto-error', { code: why.code, message: why.detail, title: why.title, advice: why.advice });
+  }
+
+  setStatus(text) {
+    this.statusEl.textContent = text;
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  // ---- inputs inside the element: choose, drop, paste ----
+  wireInputs() {
+    const run = (files) => {
+      for (const { file } of files) this.recognize(file).catch(() => {}); // the engine queues them in order
+    };
+    this.chooseButton.addEventListener('click', () => this.fileInput.click());
+    this.dropzone.addEventListener('keydown', (ev) => {
+      if (ev.target === this.dropzone && (ev.key === 'Enter' || ev.key === ' ')) { ev.preventDefault(); this.fileInput.click(); }
+    });
+    this.fileInput.addEventListener('change', () => {
+      run(Array.from(this.fileInput.files, (file) => ({ file })));
+      this.fileInput.value = '';
+    });
+    this.addEventListener('dragover', (ev) => {
+      if (!ev.dataTransfer?.types.includes('Files')) return;
+      ev.preventDefault();
+      this.dropzone.classList.add('dragging');
+    });
+    this.addEventListener('dragleave', () => this.dropzone.classList.remove('dragging'));
+    this.addEventListener('drop', async (ev) => {
+      if (!ev.dataTransfer?.types.includes('Files')) return;
+      ev.preventDefault();
+      ev.stopPropagation(); // the host page's own drop handling must not take it too
+      this.dropzone.classList.remove('dragging');
+      run((await filesFromDataTransfer(ev.dataTransfer)).files);
+    });
+    this.addEventListener('paste', (ev) => {
+      const { files } = filesFromClipboard(ev);
+      if (!files.length) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      run(files.slice(0, 1));
+    });
+  }
+}
+
+async function toBlob(input) {
+  if (input instanceof Blob) return input;
+  if (typeof input === 'string' || input instanceof URL) {
+    const url = new URL(String(input), document.baseURI);
+    const res = await fetch(url);
+    if (!res.ok) throw Object.assign(new Error(`${url.href} could not be loaded (HTTP ${res.status})`), { code: 'invalid_image' });
+    const blob = await res.blob();
+    return new File([blob], url.pathname.split('/').pop() || 'image', { type: blob.type });
+  }
+  throw Object.assign(new Error('recognize() takes a Blob, a File or a URL'), { code: 'invalid_image' });
+}
+
+if (!customElements.get('retto-ocr')) customElements.define('retto-ocr', RettoOcrElement);
+export default RettoOcrElement;

@@ -1,0 +1,58 @@
+// One OCR engine (client + web worker) per backend and asset base, shared by everything on the page: the app
+// and every <retto-ocr> element. Booting Pyodide and the models costs seconds and ~100 MB, so never twice.
+import { Retto } from '../client/retto.js';
+
+const engines = new Map(); // key -> {promise, listeners:Set, refs, lastProgress, info}
+const RELEASE_DELAY_MS = 2000; // an element moved in the DOM disconnects and reconnects: don't kill the worker
+
+function keyOf(backend, assetBase) {
+  return `${backend}|${assetBase}`;
+}
+
+/**
+ * Get (or boot) the shared engine. onLoadProgress receives the loading events ({stage:'load', loaded, total})
+ * of the boot in flight, also when another caller started it. Resolves to a Retto client.
+ */
+export function acquireEngine({ backend = 'auto', assetBase }, onLoadProgress) {
+  const base = new URL(assetBase, document.baseURI).href;
+  const key = keyOf(backend, base);
+  let entry = engines.get(key);
+  if (!entry) {
+    entry = { listeners: new Set(), refs: 0, lastProgress: null, releaseTimer: null };
+    entry.promise = Retto.create({
+      backend,
+      assetBase: base,
+      onProgress: (ev) => {
+        entry.lastProgress = ev;
+        for (const fn of entry.listeners) fn(ev);
+      },
+    });
+    entry.promise.then(() => entry.listeners.clear(), () => engines.delete(key)); // a failed boot may be retried
+    engines.set(key, entry);
+  }
+  clearTimeout(entry.releaseTimer);
+  entry.refs += 1;
+  if (onLoadProgress) {
+    entry.listeners.add(onLoadProgress);
+    if (entry.lastProgress) onLoadProgress(entry.lastProgress); // a late joiner sees where loading is
+  }
+  return { key, engine: entry.promise };
+}
+
+/** Drop one reference; the last one terminates the worker (after a short grace period). */
+export function releaseEngine(key) {
+  const entry = engines.get(key);
+  if (!entry) return;
+  entry.refs -= 1;
+  if (entry.refs > 0) return;
+  entry.releaseTimer = setTimeout(() => {
+    if (entry.refs > 0 || engines.get(key) !== entry) return;
+    engines.delete(key);
+    entry.promise.then((e) => e.terminate(), () => {});
+  }, RELEASE_DELAY_MS);
+}
+
+/** How many distinct engines (= web workers) are alive: the component test checks that elements share one. */
+export function engineCount() {
+  return engines.size;
+}

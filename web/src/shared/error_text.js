@@ -1,0 +1,27 @@
+// Error codes (from py/retto and the worker) in plain words, each with what the person can do about it.
+const TEXTS = {
+  invalid_image: ['This file could not be read as an image.',
+    'Use a PNG, JPEG, WebP, GIF, BMP or TIFF file. If it is one, it may be damaged: open and save it again.'],
+  image_too_large: ['This image is too large to process.',
+    'Scale it down or crop it (under 100 megapixels) and add it again.'],
+  model_missing: ['The OCR models could not be loaded.',
+    'Check your connection and reload the page.'],
+  model_integrity: ['The OCR model files are damaged.',
+    'Reload the page. If it keeps happening, clear this site’s data in the browser settings.'],
+  backend_unavailable: ['The chosen backend cannot run in this browser.',
+    'Choose “auto” or “wasm” as the backend.'],
+  inference_failed: ['The OCR engine failed on this image.',
+    'Try again, or choose the “wasm” backend.'],
+  worker_crashed: ['The OCR engine stopped unexpectedly (often: out of memory).',
+    'It restarts by itself. Try the image again, or a smaller copy of it.'],
+  aborted: ['Cancelled.', 'Add the image again to recognise it.'],
+  terminated: ['The OCR engine was restarted before this image was done.', 'Add the image again.'],
+};
+
+/** {title, advice, code, detail} for an error object with a code and a message. */
+export function explainError(error) {
+  const code = error?.code || 'internal_error';
+  const [title, advice] = TEXTS[code] ?? ['Something went wrong while reading this image.',
+    'Try again; if it keeps failing, reload the page.'];
+  return { code, title, advice, detail: error?.message || '' };
+}

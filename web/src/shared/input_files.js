@@ -1,0 +1,71 @@
+// Turning what a person drops, picks or pastes into a flat list of Files. Folders are walked recursively
+// (drag and drop only: webkitGetAsEntry), keeping the relative path for display.
+
+const IMAGE_EXT = /\.(png|jpe?g|jfif|webp|gif|bmp|tiff?|ico|ppm|pgm|pbm|pnm|tga)$/i;
+
+export function looksLikeImage(file) {
+  return file.type.startsWith('image/') || IMAGE_EXT.test(file.name);
+}
+
+function readEntries(reader) {
+  return new Promise((ok, fail) => reader.readEntries(ok, fail));
+}
+
+async function walk(entry, prefix, out) {
+  if (entry.isFile) {
+    const file = await new Promise((ok, fail) => entry.file(ok, fail));
+    out.push({ file, path: prefix + file.name, fromFolder: prefix !== '' });
+    return;
+  }
+  if (!entry.isDirectory) return;
+  const reader = entry.createReader();
+  for (;;) { // readEntries returns at most ~100 entries per call
+    const batch = await readEntries(reader);
+    if (!batch.length) break;
+    for (const child of batch) await walk(child, `${prefix}${entry.name}/`, out);
+  }
+}
+
+/**
+ * Files from a drop's DataTransfer, folders included. Returns {files:[{file, path}], skipped}: files found in
+ * folders that are not images are skipped (counted); files dropped directly are all kept, so a wrong one gets
+ * a per-file error instead of silently vanishing.
+ */
+export async function filesFromDataTransfer(dt) {
+  const found = [];
+  const items = Array.from(dt.items ?? []).filter((it) => it.kind === 'file');
+  const entries = items.map((it) => it.webkitGetAsEntry?.()).filter(Boolean);
+  if (entries.length) {
+    for (const entry of entries) await walk(entry, '', found);
+  } else {
+    for (const file of Array.from(dt.files ?? [])) found.push({ file, path: file.name, fromFolder: false });
+  }
+  return keepImages(found);
+}
+
+/** Files from an <input type=file> (with or without webkitdirectory). */
+export function filesFromInput(input) {
+  return keepImages(Array.from(input.files ?? [], (file) => {
+    const rel = file.webkitRelativePath || '';
+    return { file, path: rel || file.name, fromFolder: rel !== '' };
+  }));
+}
+
+/** Images on the clipboard of a paste event (a screenshot, or copied image files). */
+export function filesFromClipboard(event) {
+  const files = [];
+  for (const item of Array.from(event.clipboardData?.items ?? [])) {
+    if (item.kind !== 'file') continue;
+    const file = item.getAsFile();
+    if (!file) continue;
+    const name = file.name && file.name !== 'image.png' ? file.name
+      : `pasted-${new Date().toISOString().replace(/[:.]/g, '-')}.${(file.type.split('/')[1] || 'png')}`;
+    files.push({ file: new File([file], name, { type: file.type }), path: name, fromFolder: false });
+  }
+  return keepImages(files);
+}
+
+function keepImages(found) {
+  const files = found.filter((f) => !f.fromFolder || looksLikeImage(f.file));
+  return { files: files.map(({ file, path }) => ({ file, path })), skipped: found.length - files.length };
+}

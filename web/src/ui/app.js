@@ -1,0 +1,207 @@
+// The Retto OCR page: wires inputs (drop, pick, paste) to the queue, the queue to the shared engine, and the
+// JSON results to the views. Data flows one way: bytes -> worker (py/retto) -> JSON -> UI.
+import { acquireEngine, releaseEngine } from '../shared/engine.js';
+import { filesFromClipboard, filesFromDataTransfer, filesFromInput } from '../shared/input_files.js';
+import { baseName, copyText, downloadText, resultText } from '../shared/format.js';
+import { explainError } from '../shared/error_text.js';
+import { OcrQueue } from './queue.js';
+import { QueueView } from './queue_view.js';
+import { DetailView } from './detail_view.js';
+import { describeBackends, explainBackends, loadingText } from '../shared/engine_text.js';
+import { setUpOffline } from './pwa.js';
+
+const $ = (id) => document.getElementById(id);
+const ASSET_BASE = new URL('assets/', document.baseURI).href;
+const BACKENDS = ['auto', 'wasm', 'webgpu', 'webgl'];
+
+const state = { engineKey: null, engine: null, info: null, selected: null };
+
+// ---- engine -------------------------------------------------------------------------------------------
+function startEngine(backend) {
+  if (state.engineKey) {
+    queue.engineRestarted();
+    releaseEngine(state.engineKey);
+  }
+  state.info = null;
+  setEngineState('loading', 'Starting the OCR engine…');
+  const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE }, showLoading);
+  state.engineKey = key;
+  state.engine = engine;
+  engine.then((ocr) => {
+    if (state.engine !== engine) return;
+    state.info = ocr.info;
+    $('loading').hidden = true;
+    setEngineState('ready', describeBackends(ocr.info, { withReason: true }), explainBackends(ocr.info));
+    if (state.selected) details.show(state.selected, state.info);
+  }, (err) => {
+    if (state.engine !== engine) return;
+    $('loading').hidden = true;
+    const why = explainError(err);
+    setEngineState('error', `${why.title} ${why.advice}`, `${why.code}: ${why.detail}`);
+  });
+}
+
+function setEngineState(s, text, title = '') {
+  $('engine').dataset.state = s;
+  $('backend-info').textContent = text;
+  $('backend-info').title = title;
+}
+
+function showLoading(ev) {
+  if (ev.stage !== 'load') return;
+  $('loading').hidden = false;
+  $('loading-text').textContent = loadingText(ev);
+  $('loading-bar').max = ev.total || 1;
+  $('loading-bar').value = ev.loaded;
+}
+
+// ---- queue and views -------------------------------------------------------------------------------------
+const queue = new OcrQueue(() => state.engine);
+const queueView = new QueueView($('queue'), $('queue-empty'), (job) => select(job, true));
+const details = new DetailView({
+  title: $('result-title'), status: $('result-status'), body: $('result-body'), actions: $('result-actions'),
+  count: $('line-count'), timings: $('timings'), timingsList: $('timings-list'), figure: $('figure'),
+  lines: $('lines'), showBoxes: $('show-boxes'),
+}, { onCopyLine: (text) => copy(text, 'Line copied') });
+
+function select(job, byUser = false) {
+  state.selected = job;
+  queueView.select(job);
+  details.show(job, state.info);
+  if (byUser && window.matchMedia('(max-width: 760px)').matches) $('results').focus(); // phone: jump to it
+}
+
+queue.addEventListener('change', (ev) => {
+  const job = ev.detail;
+  queueView.update(job);
+  // The first image added is shown at once; after that the person picks what to look at.
+  if (!state.selected) select(job);
+  else if (job === state.selected) details.show(job, state.info);
+  updateBulkActions();
+});
+queue.addEventListener('reset', () => {
+  queueView.reset(queue.jobs);
+  if (!queue.jobs.includes(state.selected)) { state.selected = null; details.show(null); }
+  updateBulkActions();
+});
+
+function addFiles({ files, skipped }) {
+  const note = skipped ? `Skipped ${skipped} file${skipped === 1 ? '' : 's'} that are not images.` : '';
+  $('notice').textContent = files.length ? `${note} Added ${files.length} image${files.length === 1 ? '' : 's'}.`.trim()
+    : note || 'No images found in what was added.';
+  if (files.length) queue.add(files);
+}
+
+function doneJobs() {
+  return queue.jobs.filter((j) => j.status === 'done' || j.status === 'failed');
+}
+
+function updateBulkActions() {
+  const finished = doneJobs();
+  const any = finished.some((j) => j.status === 'done');
+  $('copy-all').disabled = !any;
+  $('download-all-txt').disabled = !any;
+  $('download-all-json').disabled = finished.length === 0;
+  $('clear-queue').disabled = finished.length === 0;
+}
+
+// ---- actions -----------------------------------------------------------------------------------------------
+function toast(text) {
+  $('toast').textContent = text;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { $('toast').textContent = ''; }, 2500);
+}
+
+async function copy(text, what) {
+  toast(await copyText(text) ? what : 'Copying was blocked by the browser: select the text and copy it by hand.');
+}
+
+function allText() {
+  const done = queue.jobs.filter((j) => j.status === 'done');
+  if (done.length === 1) return resultText(done[0].result);
+  return done.map((j) => `== ${j.name} ==\n${resultText(j.result)}`).join('\n\n');
+}
+
+function allJson() {
+  return JSON.stringify(doneJobs().map((j) => (j.status === 'done' ? { file: j.name, ...j.result }
+    : { file: j.name, error: j.error })), null, 2);
+}
+
+$('copy-all').addEventListener('click', () => copy(allText(), 'All text copied'));
+$('download-all-txt').addEventListener('click', () => downloadText('retto-ocr.txt', `${allText()}\n`));
+$('download-all-json').addEventListener('click', () => downloadText('retto-ocr.json', allJson(), 'application/json'));
+$('clear-queue').addEventListener('click', () => queue.clear());
+$('copy-one').addEventListener('click', () => copy(resultText(state.selected.result), 'Text copied'));
+$('download-txt').addEventListener('click', () => downloadText(`${baseName(state.selected.name.split('/').pop())}.txt`,
+  `${resultText(state.selected.result)}\n`));
+$('download-json').addEventListener('click', () => downloadText(`${baseName(state.selected.name.split('/').pop())}.json`,
+  JSON.stringify(state.selected.result, null, 2), 'application/json'));
+
+// ---- inputs -----------------------------------------------------------------------------------------------
+for (const id of ['pick-files', 'pick-folder']) {
+  $(id).addEventListener('change', (ev) => {
+    addFiles(filesFromInput(ev.target));
+    ev.target.value = ''; // choosing the same file again must fire change again
+  });
+}
+
+// The whole window accepts drops (so a near miss never opens the file in the tab); the zone lights up.
+let dragDepth = 0;
+window.addEventListener('dragenter', (ev) => {
+  if (!ev.dataTransfer?.types.includes('Files')) return;
+  dragDepth += 1;
+  $('dropzone').classList.add('dragging');
+});
+window.addEventListener('dragleave', () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) $('dropzone').classList.remove('dragging');
+});
+window.addEventListener('dragover', (ev) => {
+  if (!ev.dataTransfer?.types.includes('Files')) return;
+  ev.preventDefault();
+  ev.dataTransfer.dropEffect = 'copy';
+});
+window.addEventListener('drop', async (ev) => {
+  if (!ev.dataTransfer?.types.includes('Files')) return;
+  ev.preventDefault();
+  dragDepth = 0;
+  $('dropzone').classList.remove('dragging');
+  addFiles(await filesFromDataTransfer(ev.dataTransfer));
+});
+document.addEventListener('paste', (ev) => {
+  const found = filesFromClipboard(ev);
+  if (!found.files.length) return; // plain text pastes go where they were aimed
+  ev.preventDefault();
+  addFiles(found);
+});
+
+// ---- backend selector ---------------------------------------------------------------------------------------
+const params = new URLSearchParams(location.search);
+const initial = [params.get('backend'), localStorage.getItem('retto.backend'), 'auto'].find((b) => BACKENDS.includes(b));
+$('backend').value = initial;
+$('backend').addEventListener('change', () => {
+  localStorage.setItem('retto.backend', $('backend').value);
+  startEngine($('backend').value);
+});
+
+// ---- offline ------------------------------------------------------------------------------------------------
+function showOffline(s) {
+  const el = $('offline-status');
+  el.dataset.state = s.state;
+  el.replaceChildren(s.text);
+  if (s.apply) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'button small';
+    b.textContent = 'Reload to update';
+    b.addEventListener('click', s.apply);
+    el.append(' ', b);
+  }
+}
+
+startEngine(initial);
+// The service worker precaches ~75 MB: start it once the engine has its files, so the bytes mostly come from
+// the HTTP cache instead of being downloaded twice on the first visit.
+if (import.meta.env.PROD) {
+  state.engine.finally(() => setUpOffline(showOffline).catch((e) => showOffline({ state: 'error', text: `Offline mode unavailable: ${e.message}` })));
+}

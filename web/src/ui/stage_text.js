@@ -1,0 +1,34 @@
+// Per-image progress and timings in words, for the page.
+import { formatMs } from '../shared/format.js';
+
+/** Per-stage progress of one image, in words. */
+export function stageText(ev) {
+  if (!ev) return '';
+  switch (ev.stage) {
+    case 'queued': return 'starting…';
+    case 'decode': return `image ${ev.width}×${ev.height}, finding text…`;
+    case 'det': return `${ev.boxes} text region${ev.boxes === 1 ? '' : 's'} found`;
+    case 'cls': return `orientation ${ev.done}/${ev.total}`;
+    case 'rec': return `reading ${ev.done}/${ev.total} lines`;
+    case 'done': return 'finishing…';
+    default: return ev.stage;
+  }
+}
+
+/** Rows for the timings panel: [label, value]. */
+export function timingRows(result, info) {
+  const t = result.timings ?? {};
+  const rows = [
+    ['Decode', formatMs(t.decode)],
+    ['Detect', `${formatMs(t.det)} (model ${formatMs(t.infer?.det)})`],
+    ['Orientation', `${formatMs(t.cls)} (model ${formatMs(t.infer?.cls)})`],
+    ['Read', `${formatMs(t.rec)} (model ${formatMs(t.infer?.rec)})`],
+    ['Total', formatMs(t.total)],
+    ['Backend', `det ${result.backend.det} · cls ${result.backend.cls} · rec ${result.backend.rec}`],
+  ];
+  if (info) rows.push(['Threads', `${info.wasm.threads} — ${info.wasm.threadsReason}`]);
+  const v = result.versions ?? {};
+  rows.push(['Versions', Object.entries(v).filter(([, x]) => typeof x === 'string').map(([k, x]) => `${k} ${x}`).join(', ')]);
+  for (const w of result.warnings ?? []) rows.push(['Warning', w]);
+  return rows;
+}
