@@ -9,7 +9,8 @@ import { test as base, expect, chromium } from '@playwright/test';
 import { startServer } from '../../scripts/serve_static.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DIST = join(ROOT, 'dist');
+// RETTO_DIST may point the whole suite at another build (default: dist/).
+export const DIST = process.env.RETTO_DIST || join(ROOT, 'dist');
 export const DATA = join(ROOT, 'tests', 'data');
 export const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 

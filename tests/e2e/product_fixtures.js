@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DATA, DIST, ROOT, runNative, test as base, expect } from './fixtures.js';
 import { startServer } from '../../scripts/serve_static.mjs';
 
-export const APP_DIST = process.env.RETTO_DIST || DIST;
+export const APP_DIST = DIST;
 export const ARTEFACTS = join(ROOT, 'test-artefacts');
 mkdirSync(ARTEFACTS, { recursive: true });
 
@@ -20,16 +20,6 @@ export async function nativeResult(path) {
   return nativeCache.get(path);
 }
 
-export const test = base.extend({
-  // Same as fixtures.js's servers, over APP_DIST.
-  servers: [async ({}, use) => {
-    const mounts = { '/__testdata__/': DATA };
-    const isolated = await startServer({ dir: APP_DIST, isolation: true, mounts });
-    const plain = await startServer({ dir: APP_DIST, isolation: false, mounts });
-    await use({ isolated: isolated.url, plain: plain.url });
-    await isolated.close();
-    await plain.close();
-  }, { scope: 'worker' }],
-});
+export { base as test };
 
 export { DATA, expect, startServer };
