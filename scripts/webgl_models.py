@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the WebGL variants of the models: `python scripts/webgl_models.py --out DIR`.
+"""Build the WebGL variants of a model set: `python scripts/webgl_models.py --set NAME --out DIR`.
 
 Writes, per model role, one rewritten graph `<model>.webgl.onnx` (ops WebGL lacks replaced, see
 webgl_rewrite.py; dims still symbolic) and `webgl.json`: file, size and sha256 of each variant, plus every bucket
@@ -21,7 +21,7 @@ import onnx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "scripts"))
-from retto import buckets  # noqa: E402
+from retto import buckets, model_sets  # noqa: E402
 from retto.onnx_stamp import stamp_shapes  # noqa: E402
 from webgl_rewrite import leftover_unsupported, rewrite_ops  # noqa: E402
 
@@ -38,8 +38,8 @@ def put(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def variant_name(source_file: str) -> str:
-    return source_file[:-len(".onnx")] + ".webgl.onnx"
+def variant_name(role: str) -> str:
+    return f"{role}.webgl.onnx"
 
 
 def build_variant(role: str, source: bytes) -> tuple[bytes, dict]:
@@ -50,11 +50,11 @@ def build_variant(role: str, source: bytes) -> tuple[bytes, dict]:
     return model.SerializeToString(), replaced
 
 
-def bucket_entries(role: str, variant: bytes) -> list[dict]:
+def bucket_entries(role: str, variant: bytes, ladder: dict) -> list[dict]:
     declared = [d.dim_value if d.HasField("dim_value") else None
                 for d in onnx.load_from_string(variant).graph.output[0].type.tensor_type.shape.dim]
     entries = []
-    for shape in buckets.bucket_shapes(role):
+    for shape in buckets.bucket_shapes(role, **ladder):
         out = buckets.output_shape(role, shape)
         stamped = stamp_shapes(variant, shape, out)
         entries.append({"input": list(shape), "output": [declared[i] if s is None else s for i, s in enumerate(out)],
@@ -62,28 +62,25 @@ def bucket_entries(role: str, variant: bytes) -> list[dict]:
     return entries
 
 
-def build(out_dir: Path, models_dir: Path) -> dict:
-    manifest = json.loads((models_dir / "manifest.json").read_text())
+def build(out_dir: Path, models_dir: Path, set_name: str | None = None) -> dict:
+    """The WebGL variants of one model set (None: the default set), from its verified fetched files."""
+    model_set = model_sets.load(set_name, models_dir)
+    if not model_set.webgl.get("supported"):
+        raise SystemExit(f"{model_set.name}: no WebGL variant ({model_set.webgl.get('reason', 'unsupported')})")
+    ladder = buckets.ladder_for(model_set)
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = {"format": 1, "set": manifest.get("set"),
-              "buckets": {"det_sides": list(buckets.DET_SIDES), "rec_widths": list(buckets.REC_WIDTHS),
-                          "batch": buckets.BATCH},
+    result = {"format": 2, "set": model_set.name, "buckets": ladder,
               "stamp": "retto.onnx_stamp.stamp_shapes(model_bytes, bucket.input, bucket.output)",
               "models": {}}
-    for role, entry in manifest["models"].items():
-        path = models_dir / entry["file"]
-        if not path.exists():
-            raise SystemExit(f"{path} missing: run python3 scripts/fetch_models.py")
-        source = path.read_bytes()
-        if sha256(source) != entry["sha256"]:
-            raise SystemExit(f"{path}: sha256 differs from models/manifest.json; refusing it")
+    for role in buckets.ROLES:
+        source = model_sets.read_file(model_set, role, models_dir)
         variant, replaced = build_variant(role, source)
-        name = variant_name(entry["file"])
+        name = variant_name(role)
         put(out_dir / name, variant)
         result["models"][role] = {"file": name, "size": len(variant), "sha256": sha256(variant),
-                                  "source_sha256": entry["sha256"], "replaced": replaced,
-                                  "buckets": bucket_entries(role, variant)}
-        print(f"{role}: {name} {len(variant) / 1e6:.1f} MB, replaced {replaced}, "
+                                  "source_sha256": model_set.files[role]["sha256"], "replaced": replaced,
+                                  "buckets": bucket_entries(role, variant, ladder)}
+        print(f"{model_set.name} {role}: {name} {len(variant) / 1e6:.1f} MB, replaced {replaced}, "
               f"{len(result['models'][role]['buckets'])} buckets")
     put(out_dir / MANIFEST_NAME, (json.dumps(result, indent=1) + "\n").encode())
     return result
@@ -92,9 +89,10 @@ def build(out_dir: Path, models_dir: Path) -> dict:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path, help="output folder (e.g. web/public/assets/models/webgl)")
-    ap.add_argument("--models", type=Path, default=ROOT / "models", help="folder with manifest.json and the models")
+    ap.add_argument("--models", type=Path, default=ROOT / "models", help="folder with sets/ and the fetched models")
+    ap.add_argument("--set", help="model set name (default: the default set)")
     args = ap.parse_args(argv)
-    build(args.out, args.models)
+    build(args.out, args.models, args.set)
 
 
 if __name__ == "__main__":

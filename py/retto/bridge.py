@@ -54,15 +54,20 @@ def _js_error(e: JsException) -> RettoError:
     return RettoError(INFERENCE_FAILED, f"onnxruntime-web failed: {msg}")
 
 
-def create_session(js_models, rec_model, backend_json: str, versions_json: str, extra_json: str = "{}"):
-    """Build the unchanged retto Session over the bridge. rec_model: the rec model bytes (JS Uint8Array),
-    read only for the dictionary in its ONNX metadata. extra_json: {"warnings": [...] (backend choices every
-    result reports), "buckets": {det_sides, rec_widths, batch} or null}. Models whose backend is "webgl" run
-    fixed-shape sessions, so they are called through a BucketWorker with those buckets."""
-    from . import Config, Session
+def create_session(js_models, set_json: str, rec_model, dictionary, backend_json: str, versions_json: str,
+                   extra_json: str = "{}", config_json: str = "{}"):
+    """Build the unchanged retto Session over the bridge, configured like native: the model set (its set file as
+    JSON, from the asset manifest) gives the settings and where the dictionary is; config_json is a partial
+    Config applied over them (the same overrides `retto --config` takes). rec_model: the rec model bytes (JS
+    Uint8Array), read only for a dictionary in its metadata; dictionary: the set's dictionary file (Uint8Array)
+    or None. extra_json: {"warnings": [...] (backend choices every result reports), "buckets": {det_sides,
+    rec_widths, batch} or null}. Models whose backend is "webgl" run fixed-shape sessions, so they are called
+    through a BucketWorker with those buckets."""
+    from . import Session
     from .buckets import BucketWorker
-    from .models import read_charset
+    from .model_sets import ModelSet
 
+    model_set = ModelSet.from_dict(json.loads(set_json))
     backend = json.loads(backend_json)
     extra = json.loads(extra_json)
     worker = BridgeWorker(js_models)
@@ -72,9 +77,10 @@ def create_session(js_models, rec_model, backend_json: str, versions_json: str, 
         b = extra["buckets"]
         inner = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"], batch=b["batch"],
                              models=fixed)
-    charset = read_charset(rec_model.to_bytes())
-    session = Session(inner, charset=charset, config=Config(), backend=backend,
-                      versions=json.loads(versions_json), warnings=extra.get("warnings") or [])
+    charset = model_set.charset(rec_model.to_bytes(), dictionary.to_bytes() if dictionary is not None else None)
+    session = Session(inner, charset=charset, config=model_set.make_config(json.loads(config_json or "{}")),
+                      backend=backend, versions=json.loads(versions_json), warnings=extra.get("warnings") or [],
+                      model_set=model_set.name)
     return session, worker
 
 

@@ -52,15 +52,27 @@ def det_bucket_shapes(sides=DET_SIDES) -> list[tuple]:
     return [(1, 3, h, w) for h in sides for w in sides]
 
 
-def bucket_shapes(role: str, det_sides=DET_SIDES, rec_widths=REC_WIDTHS, batch: int = BATCH) -> list[tuple]:
+def bucket_shapes(role: str, det_sides=DET_SIDES, rec_widths=REC_WIDTHS, batch: int = BATCH,
+                  cls_hw=CLS_HW, rec_height: int = REC_HEIGHT) -> list[tuple]:
     """Every input shape a BucketWorker may pass to `role` (what a WebGL build stamps models for)."""
     if role == "det":
         return det_bucket_shapes(det_sides)
     if role == "cls":
-        return [(batch, 3, *CLS_HW)]
+        return [(batch, 3, *cls_hw)]
     if role == "rec":
-        return [(batch, 3, REC_HEIGHT, w) for w in sorted(rec_widths)]
+        return [(batch, 3, rec_height, w) for w in sorted(rec_widths)]
     raise ValueError(f"unknown model role {role!r}")
+
+
+def ladder_for(model_set) -> dict:
+    """The bucket ladder of a model set: its input sizes (cls height x width, rec height) from the set file, and
+    the det/rec ladders above unless the set's `webgl.buckets` gives its own."""
+    own = model_set.webgl.get("buckets", {})
+    cls_in, rec_in = model_set.inputs.get("cls", {}), model_set.inputs.get("rec", {})
+    return {"det_sides": list(own.get("det_sides", DET_SIDES)), "rec_widths": list(own.get("rec_widths", REC_WIDTHS)),
+            "batch": int(own.get("batch", BATCH)),
+            "cls_hw": [int(cls_in.get("height", CLS_HW[0])), int(cls_in.get("width", CLS_HW[1]))],
+            "rec_height": int(rec_in.get("height", REC_HEIGHT))}
 
 
 def output_shape(role: str, input_shape) -> tuple:

@@ -8,15 +8,15 @@ import sys
 import time
 from pathlib import Path
 
-from .config import Config
-from .errors import INTERNAL_ERROR, RettoError
+from . import model_sets
+from .errors import INTERNAL_ERROR, INVALID_CONFIG, RettoError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="retto", description="On-device OCR (PP-OCRv4) over onnxruntime.")
-    p.add_argument("--images", nargs="+", required=True, metavar="PATH",
+    p = argparse.ArgumentParser(prog="retto", description="On-device OCR (PaddleOCR PP-OCR models) over onnxruntime.")
+    p.add_argument("--images", nargs="+", metavar="PATH",
                    help="image files and/or directories (searched recursively for image files)")
     p.add_argument("--format", choices=["json", "jsonl", "text", "tsv"], default="json")
     p.add_argument("--output", metavar="DIR", help="write one result file per image into DIR instead of stdout")
@@ -24,19 +24,46 @@ def parse_args(argv=None):
     p.add_argument("--device-id", type=int, default=None)
     p.add_argument("--strict-device", action="store_true", help="fail instead of falling back to CPU")
     p.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads (default: all cores)")
-    p.add_argument("--det-model", help="path to a det .onnx (default: the verified bundled model)")
+    p.add_argument("--models", metavar="NAME", help="the model set (languages and speed); see --list-models")
+    p.add_argument("--list-models", action="store_true", help="list the model sets and exit")
+    p.add_argument("--det-model", help="path to a det .onnx (default: the model set's verified model)")
     p.add_argument("--cls-model", help="path to a cls .onnx")
     p.add_argument("--rec-model", help="path to a rec .onnx (its metadata must carry the dictionary)")
-    p.add_argument("--models-dir", help="directory holding manifest.json and the bundled models")
-    p.add_argument("--config", metavar="JSON", help="pipeline settings (see `retto --print-config`)")
-    p.add_argument("--print-config", action="store_true", help="print the default settings as JSON and exit")
+    p.add_argument("--models-dir", help="directory holding sets/*.json and the fetched models")
+    p.add_argument("--config", metavar="JSON", help="pipeline settings over the model set's (see --print-config)")
+    p.add_argument("--print-config", action="store_true",
+                   help="print the settings of the model set (--models) as JSON and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    if argv is None:
-        argv = sys.argv[1:]
-    if "--print-config" in argv:
-        print(Config().to_json())
-        raise SystemExit(0)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if not (args.images or args.list_models or args.print_config):
+        p.error("the following arguments are required: --images")
+    return args
+
+
+def read_overrides(path) -> dict | None:
+    """--config: a partial settings JSON applied over the model set's settings."""
+    if not path:
+        return None
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RettoError(INVALID_CONFIG, f"cannot read the settings file {path}: {exc}") from exc
+
+
+def info_command(args) -> int | None:
+    """--list-models / --print-config: answered from the set files alone (no models loaded)."""
+    if not (args.list_models or args.print_config):
+        return None
+    try:
+        if args.list_models:
+            print(model_sets.describe(model_sets.available(args.models_dir)))
+        else:
+            overrides = read_overrides(args.config)
+            print(model_sets.load(args.models, args.models_dir).make_config(overrides).to_json())
+    except RettoError as err:
+        print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def collect_images(paths) -> list:
@@ -107,20 +134,24 @@ class Progress:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    answered = info_command(args)
+    if answered is not None:
+        return answered
     logging.basicConfig(level=logging.WARNING, format="retto: %(levelname)s: %(message)s")
     from .ort_worker import OrtWorker  # onnxruntime is only needed here, not by the pipeline
 
     try:
-        config = Config.from_json(Path(args.config).read_text()) if args.config else Config()
+        overrides = read_overrides(args.config)
         worker = OrtWorker(det=args.det_model, cls=args.cls_model, rec=args.rec_model, device=args.device,
                            device_id=args.device_id, threads=args.threads, strict_device=args.strict_device,
-                           models_dir=args.models_dir)
+                           models_dir=args.models_dir, models=args.models)
+        session = worker.session(overrides)
     except RettoError as err:
         print(f"retto: {err.code}: {err.message}", file=sys.stderr)
         return 2
     providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
-    print(f"retto: providers {providers}", file=sys.stderr)
-    session = worker.session(config)
+    print(f"retto: model set {worker.model_set.name} ({worker.model_set.label}); providers {providers}",
+          file=sys.stderr)
 
     images = collect_images(args.images)
     if not images:

@@ -1,47 +1,25 @@
-"""Model sources, integrity checks and the dictionary stored in the rec model.
+"""Model bytes: integrity checks, custom model files, and the dictionary stored in a rec model's metadata.
 
 Pure Python (no onnx package): the browser reads the same metadata from the same bytes."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
 from .errors import MODEL_INTEGRITY, MODEL_MISSING, RettoError
 
-ROLES = ("det", "cls", "rec")
-
 
 def default_models_dir() -> Path:
-    """$RETTO_MODELS_DIR, else the repository's models/ next to py/ (where setup puts them)."""
+    """$RETTO_MODELS_DIR, else the repository's models/ next to py/ (set files in sets/, fetched files per set)."""
     env = os.environ.get("RETTO_MODELS_DIR")
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[2] / "models"
 
 
-def load_manifest(models_dir: Path | None = None) -> dict:
-    path = Path(models_dir or default_models_dir()) / "manifest.json"
-    if not path.exists():
-        raise RettoError(MODEL_MISSING, f"no model manifest at {path}; run the setup step (scripts/fetch_models.py)")
-    return json.loads(path.read_text())
-
-
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def load_default(role: str, models_dir: Path | None = None) -> tuple:
-    """(bytes, version string) of the bundled model for `role`, refused unless its sha256 matches the manifest."""
-    models_dir = Path(models_dir or default_models_dir())
-    entry = load_manifest(models_dir)["models"][role]
-    path = models_dir / entry["file"]
-    if not path.exists():
-        raise RettoError(MODEL_MISSING, f"{role} model {path} is missing; run the setup step (scripts/fetch_models.py)")
-    data = path.read_bytes()
-    verify(role, data, entry["sha256"], str(path))
-    return data, f"{entry['version']} sha256:{entry['sha256'][:12]}"
 
 
 def verify(role: str, data: bytes, expected: str, name: str) -> None:
@@ -49,13 +27,11 @@ def verify(role: str, data: bytes, expected: str, name: str) -> None:
     if got != expected:
         raise RettoError(MODEL_INTEGRITY,
                          f"{role} model {name} is corrupt or not the expected file: sha256 {got[:16]}… "
-                         f"differs from the manifest's {expected[:16]}…; delete it and run the setup step again")
+                         f"differs from its model set file's {expected[:16]}…; delete it and run the setup step again")
 
 
-def load_source(role: str, source, models_dir: Path | None = None) -> tuple:
-    """A model source is None (the bundled default), a path, or bytes. Returns (bytes, version string)."""
-    if source is None:
-        return load_default(role, models_dir)
+def load_source(role: str, source) -> tuple:
+    """A custom model given as a path or bytes (replacing one role of a model set). Returns (bytes, version)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         name = "<bytes>"

@@ -6,7 +6,9 @@ import logging
 import numpy as np
 
 from .errors import BACKEND_UNAVAILABLE, RettoError
-from .models import ROLES, load_source, read_charset
+from . import model_sets
+from .models import load_source, read_charset, read_metadata
+from .model_sets import ROLES
 
 log = logging.getLogger("retto")
 
@@ -50,15 +52,19 @@ def provider_list(kind: str, device_id: int, available: list) -> tuple:
 
 
 class OrtWorker:
-    """det/cls/rec over three onnxruntime sessions, created once and reused."""
+    """det/cls/rec over three onnxruntime sessions, created once and reused.
+
+    models: a model set name (`retto --list-models`; None = the default set). det/cls/rec: a path or bytes that
+    replaces that role of the set (its dictionary still comes from the set, unless the rec model carries one)."""
 
     def __init__(self, det=None, cls=None, rec=None, device: str = "cpu", device_id: int | None = None,
-                 threads: int | None = None, strict_device: bool = False, models_dir=None):
+                 threads: int | None = None, strict_device: bool = False, models_dir=None, models: str | None = None):
         try:
             import onnxruntime as ort
         except ImportError as exc:  # the pipeline itself never needs it
             raise RettoError(BACKEND_UNAVAILABLE,
                              "onnxruntime is not installed: pip install 'retto[native]'") from exc
+        self.model_set = model_sets.load(models, models_dir)
         kind, dev_id = parse_device(device, device_id)
         providers, self.warnings = provider_list(kind, dev_id, ort.get_available_providers())
         if self.warnings and strict_device:
@@ -70,12 +76,14 @@ class OrtWorker:
         opts.inter_op_num_threads = 1
         self.threads = threads
         self.versions, self.backend, self._sessions = {}, {}, {}
-        sources = {"det": det, "cls": cls, "rec": rec}
-        rec_bytes = None
+        custom = {"det": det, "cls": cls, "rec": rec}
+        model_bytes = {}
         for role in ROLES:
-            data, version = load_source(role, sources[role], models_dir)
-            if role == "rec":
-                rec_bytes = data
+            if custom[role] is None:
+                data, version = model_sets.read_file(self.model_set, role, models_dir), self.model_set.version(role)
+            else:
+                data, version = load_source(role, custom[role])
+            model_bytes[role] = data
             sess = ort.InferenceSession(data, sess_options=opts, providers=providers)
             used = sess.get_providers()
             wanted = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
@@ -87,10 +95,19 @@ class OrtWorker:
             self._sessions[role] = (sess, sess.get_inputs()[0].name)
             self.versions[role] = version
             self.backend[role] = f"onnxruntime {ort.__version__} {used[0]}"
-        self.charset = read_charset(rec_bytes)
+        self.charset = self._charset(model_bytes["rec"], custom["rec"] is not None, models_dir)
         for w in self.warnings:
             log.warning(w)
         log.info("retto providers: %s", self.backend)
+
+    def _charset(self, rec_bytes: bytes, custom_rec: bool, models_dir) -> list:
+        """A custom rec model that carries its own dictionary uses it; otherwise the set says where it is."""
+        if custom_rec and "character" in read_metadata(rec_bytes):
+            return read_charset(rec_bytes)
+        dictionary = None
+        if self.model_set.dictionary.get("from") == "file":
+            dictionary = model_sets.read_file(self.model_set, self.model_set.dictionary["role"], models_dir)
+        return self.model_set.charset(rec_bytes, dictionary)
 
     def _run(self, role: str, x: np.ndarray) -> np.ndarray:
         sess, name = self._sessions[role]
@@ -106,7 +123,11 @@ class OrtWorker:
         return self._run("rec", x)
 
     def session(self, config=None):
-        """A pipeline Session over this worker, reporting its providers, model versions and warnings."""
+        """A pipeline Session over this worker, with the set's settings unless `config` (a Config, or a partial
+        dict applied over the set's settings) says otherwise; it reports providers, versions and warnings."""
+        from .config import Config
         from .session import Session
+        if not isinstance(config, Config):
+            config = self.model_set.make_config(config)
         return Session(self, self.charset, config=config, backend=self.backend, versions=self.versions,
-                       warnings=self.warnings)
+                       warnings=self.warnings, model_set=self.model_set.name)

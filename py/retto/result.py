@@ -26,6 +26,7 @@ class OcrResult:
     backend: dict = field(default_factory=dict)   # what actually ran det / cls / rec
     versions: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    model_set: str | None = None                  # which model set read it (models/sets/<name>.json)
 
     @property
     def text(self) -> str:
@@ -37,6 +38,7 @@ class OcrResult:
             "lines": [line.to_dict() for line in self.lines],
             "timings": self.timings,
             "backend": self.backend,
+            "model_set": self.model_set,
             "versions": self.versions,
             "warnings": list(self.warnings),
         }

@@ -27,8 +27,10 @@ def _ms(t0: float) -> float:
 
 class Session:
     def __init__(self, worker: Worker, charset: list, config: Config | None = None,
-                 backend: dict | None = None, versions: dict | None = None, warnings: list | None = None):
+                 backend: dict | None = None, versions: dict | None = None, warnings: list | None = None,
+                 model_set: str | None = None):
         self.worker = worker
+        self.model_set = model_set  # the set's name, reported in every result (None: models given by hand)
         self.config = config or Config()
         self.labels = rec.labels_from_charset(list(charset))
         self.backend = dict(backend or {})
@@ -111,7 +113,8 @@ class Session:
         timings["total"] = _ms(t_total)
         timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
         result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
-                           backend=dict(self.backend), versions=dict(self.versions), warnings=list(self.warnings))
+                           backend=dict(self.backend), versions=dict(self.versions), warnings=list(self.warnings),
+                           model_set=self.model_set)
         notify("done", {"lines": len(lines), "result": result.to_dict()})
         return result
 

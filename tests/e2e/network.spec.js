@@ -6,13 +6,13 @@ test('a full run stays on the app origin', async ({ app }) => {
   const seen = [];
   app.context.on('request', (r) => seen.push(r.url()));
   await app.open();
-  await app.create({ backend: 'auto' });
+  const info = await app.create({ backend: 'auto' });
   const { result } = await app.recognize('baiona.png');
   expect(result.lines.length).toBeGreaterThanOrEqual(15);
   const paths = seen.map((u) => new URL(u).pathname);
   // the worker's loads are visible to the guard (so their absence elsewhere means something)
   for (const p of ['/assets/pyodide/pyodide.asm.wasm', '/assets/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl',
-    '/assets/ort/ort-wasm-simd-threaded.wasm', '/assets/models/ch_PP-OCRv4_rec_infer.onnx']) {
+    '/assets/ort/ort-wasm-simd-threaded.wasm', `/assets/models/${info.modelSet.name}/rec.onnx`]) {
     expect(paths, p).toContain(p);
   }
   expect(paths.some((p) => /^\/assets\/py\/retto-.*\.whl$/.test(p))).toBe(true); // micropip, same origin

@@ -50,7 +50,8 @@ def image_paths() -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def retto_worker():
     from retto.ort_worker import OrtWorker
-    return OrtWorker(device="cpu", threads=THREADS)     # the bundled default models, sha256-checked
+    # The RapidOCR 1.4.4 reference set (PP-OCRv4), whatever the default set is; sha256-checked.
+    return OrtWorker(device="cpu", threads=THREADS, models="ppocr-v4")
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +59,7 @@ def retto_session(retto_worker):
     from retto import Config, Session
     w = retto_worker
     return Session(w, charset=w.charset, config=Config(), backend=w.backend, versions=w.versions,
-                   warnings=w.warnings)
+                   warnings=w.warnings, model_set=w.model_set.name)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import pytest
 from ocr_metrics import levenshtein, match_lines
 from refkit import ROOT, THREADS
 
-from retto import RettoError, Session
+from retto import RettoError, Session, model_sets
 from retto.buckets import BucketWorker, rec_time_steps
 
 CLASSES = 7
@@ -140,11 +140,12 @@ def test_async_inner_gives_the_same_as_sync_one_call_at_a_time():
 
 # --------------------------------------------------------------------------------------------- real models
 
-def test_rec_time_steps_match_the_real_model():
+@pytest.mark.parametrize("set_name", [s.name for s in model_sets.available()])
+def test_rec_time_steps_match_the_real_model(set_name):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = THREADS
     opts.log_severity_level = 3
-    sess = ort.InferenceSession(str(ROOT / "models" / "ch_PP-OCRv4_rec_infer.onnx"), sess_options=opts)
+    sess = ort.InferenceSession(model_sets.read_file(model_sets.load(set_name), "rec"), sess_options=opts)
     for width in (320, 321, 324, 327, 335, 480, 999):
         steps = sess.run(None, {"x": np.zeros((1, 3, 48, width), np.float32)})[0].shape[1]
         assert rec_time_steps(width) == steps, width

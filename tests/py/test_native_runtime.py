@@ -11,7 +11,8 @@ import onnxruntime as ort
 import pytest
 
 from retto import RettoError
-from retto.models import default_models_dir, load_manifest
+from retto import model_sets
+from retto.models import default_models_dir
 from retto.ort_worker import OrtWorker, parse_device, provider_list
 
 
@@ -80,37 +81,48 @@ def test_provider_that_fails_at_start_is_reported(monkeypatch):
 
 
 def _copy_models(tmp_path):
+    """A models dir holding the v4 set (the set file marked default) and its fetched files."""
     src = default_models_dir()
-    shutil.copy(src / "manifest.json", tmp_path / "manifest.json")
-    for entry in load_manifest(src)["models"].values():
-        shutil.copy(src / entry["file"], tmp_path / entry["file"])
-    return load_manifest(src)["models"]
+    v4 = model_sets.load("ppocr-v4", src)
+    (tmp_path / "sets").mkdir()
+    (tmp_path / "sets" / "ppocr-v4.json").write_text(json.dumps({**v4.to_dict(), "default": True}))
+    shutil.copytree(model_sets.set_dir(v4, src), tmp_path / "ppocr-v4")
+    return tmp_path / "ppocr-v4"
 
 
 def test_corrupt_model_is_refused_by_name(tmp_path):
-    models = _copy_models(tmp_path)
-    path = tmp_path / models["cls"]["file"]
+    folder = _copy_models(tmp_path)
+    path = folder / "cls.onnx"
     data = bytearray(path.read_bytes())
     data[1000] ^= 0xFF
     path.write_bytes(bytes(data))
     with pytest.raises(RettoError) as err:
         OrtWorker(models_dir=tmp_path)
-    assert err.value.code == "model_integrity" and models["cls"]["file"] in err.value.message
+    assert err.value.code == "model_integrity" and str(path) in err.value.message
 
 
 def test_missing_model_is_named(tmp_path):
-    models = _copy_models(tmp_path)
-    (tmp_path / models["rec"]["file"]).unlink()
+    folder = _copy_models(tmp_path)
+    (folder / "rec.onnx").unlink()
     with pytest.raises(RettoError) as err:
         OrtWorker(models_dir=tmp_path)
-    assert err.value.code == "model_missing" and models["rec"]["file"] in err.value.message
+    assert err.value.code == "model_missing" and str(folder / "rec.onnx") in err.value.message
 
 
-def test_model_as_bytes_and_path(tmp_path):
-    models = load_manifest()["models"]
-    det_bytes = (default_models_dir() / models["det"]["file"]).read_bytes()
-    w = OrtWorker(det=det_bytes, rec=default_models_dir() / models["rec"]["file"], threads=1)
-    assert w.versions["det"].startswith("custom") and w.versions["cls"].startswith(models["cls"]["version"])
+def test_unknown_model_set_lists_the_sets():
+    with pytest.raises(RettoError) as err:
+        OrtWorker(models="klingon")
+    assert err.value.code == "invalid_config"
+    for s in model_sets.available():
+        assert s.name in err.value.message
+
+
+def test_model_as_bytes_and_path():
+    v4 = model_sets.load("ppocr-v4")
+    folder = model_sets.set_dir(v4)
+    w = OrtWorker(models="ppocr-v4", det=(folder / "det.onnx").read_bytes(), rec=folder / "rec.onnx", threads=1)
+    assert w.versions["det"].startswith("custom") and w.versions["cls"].startswith(v4.files["cls"]["version"])
+    assert len(w.charset) == 6623   # the custom rec model's own metadata dictionary
 
 
 def _small_png():

@@ -14,7 +14,8 @@ from retto import det, rec
 from retto.config import ClsConfig, DetConfig
 from retto.crop import crop_line
 from retto.image import resize_linear, warp_quad
-from retto.models import default_models_dir, load_manifest, read_charset
+from retto import model_sets
+from retto.models import read_charset
 
 
 def test_det_input_size_uses_half_to_even_rounding():
@@ -154,8 +155,8 @@ def test_ctc_greedy_decoding():
 
 
 def test_charset_matches_onnxruntime_metadata():
-    entry = load_manifest()["models"]["rec"]
-    path = default_models_dir() / entry["file"]
+    v4 = model_sets.load("ppocr-v4")
+    path = model_sets.set_dir(v4) / "rec.onnx"
     ref = ort.InferenceSession(str(path)).get_modelmeta().custom_metadata_map["character"].splitlines()
     ours = read_charset(path.read_bytes())
     assert ours == ref and len(ours) == 6623

@@ -18,14 +18,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import webgl_models  # noqa: E402
 from webgl_rewrite import fix_shapes, rewrite_ops  # noqa: E402
 
-from retto import Config, cls, det, rec  # noqa: E402
+from retto import Config, cls, det, model_sets, rec  # noqa: E402
 from retto.buckets import bucket_shapes, output_shape, smallest_fit, REC_WIDTHS, DET_SIDES  # noqa: E402
 from retto.crop import crop_line  # noqa: E402
 from retto.image import decode  # noqa: E402
 from retto.onnx_stamp import stamp_shapes  # noqa: E402
 
 TOLERANCE = 1e-5
-MANIFEST = json.loads((ROOT / "models" / "manifest.json").read_text())
+V4 = model_sets.load("ppocr-v4")
 MAX_DIFFS: dict = {}     # printed at the end of the module: the report's numbers
 
 
@@ -38,7 +38,7 @@ def session(model_bytes: bytes) -> ort.InferenceSession:
 
 @pytest.fixture(scope="module")
 def originals() -> dict:
-    return {role: (ROOT / "models" / m["file"]).read_bytes() for role, m in MANIFEST["models"].items()}
+    return {role: model_sets.read_file(V4, role) for role in ("det", "cls", "rec")}
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +250,7 @@ def test_conv_without_dilations_gets_them():
 
 def test_build_cli_writes_variants_and_listing_idempotently(tmp_path, variants):
     out = tmp_path / "webgl"
-    webgl_models.main(["--out", str(out)])
+    webgl_models.main(["--out", str(out), "--set", "ppocr-v4"])
     listing = json.loads((out / "webgl.json").read_text())
     assert set(listing["models"]) == {"det", "cls", "rec"}
     for role, entry in listing["models"].items():
@@ -262,5 +262,5 @@ def test_build_cli_writes_variants_and_listing_idempotently(tmp_path, variants):
         assert webgl_models.sha256(stamp_shapes(data, last["input"], last["output"])) == last["sha256"]
         assert None not in last["output"]
     mtimes = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
-    webgl_models.main(["--out", str(out)])
+    webgl_models.main(["--out", str(out), "--set", "ppocr-v4"])
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == mtimes

@@ -1,8 +1,10 @@
 // Main-thread client for Retto OCR. The main thread never runs OCR: it posts jobs to a web worker, one at a
 // time (concurrent calls are queued, never interleaved), relays progress, and replaces a crashed worker.
 //
-//   const ocr = await Retto.create({ backend: 'auto' | 'wasm' | 'webgpu' | 'webgl' | {det, cls, rec}, assetBase,
-//                                    onProgress });
+//   const ocr = await Retto.create({ models: 'ppocr-v5-mobile' (a model set; default: the build's default set),
+//                                    backend: 'auto' | 'wasm' | 'webgpu' | 'webgl' | {det, cls, rec}, assetBase,
+//                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress });
+//   await Retto.modelSets({assetBase}) lists the sets: [{name, label, summary, languages, bytes, default, webgl}].
 // `backend` may name one backend per model. GPU backends are checked against wasm at start (the canary); what
 // actually runs each model, and why, is in ocr.info (backend, fallbacks, canary, warnings) and every result.
 //   const result = await ocr.recognize(blobOrFileOrImageBitmapOrArrayBuffer, { signal, onProgress });
@@ -93,13 +95,26 @@ async function toMessage(input) {
 
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
-  static async create({ backend = 'auto', assetBase, onProgress, threads, diagnostics } = {}) {
+  static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
-    const r = new Retto({ backend, assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
+    const r = new Retto({ models: models || undefined, backend, config,
+      assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
       ...(diagnostics ? { diagnostics } : {}) });
     await r.start(onProgress);
     return r;
+  }
+
+  /** The model sets this build ships, in display order (read from the asset manifest; nothing is booted). */
+  static async modelSets({ assetBase } = {}) {
+    const base = new URL(assetBase ?? defaultAssetBase(), document.baseURI);
+    const res = await fetch(new URL('manifest.json', base));
+    if (!res.ok) throw new RettoError('model_missing', `asset manifest missing (HTTP ${res.status})`);
+    const manifest = await res.json();
+    return Object.entries(manifest.model_sets)
+      .map(([name, e]) => ({ name, label: e.set.label, summary: e.set.summary, languages: e.set.languages,
+        bytes: e.bytes, default: name === manifest.default_model_set, webgl: e.set.webgl, order: e.set.order }))
+      .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
   }
 
   constructor(options) {

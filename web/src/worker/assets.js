@@ -35,36 +35,45 @@ export async function sha256Hex(bytes) {
   return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The three models, fetched in parallel, each checked against the manifest (code model_integrity). */
-export async function fetchModels(assetBase, manifest, onBytes) {
-  const entries = await Promise.all(Object.entries(manifest.models).map(async ([role, m]) => {
-    const bytes = await fetchBytes(new URL(m.file, assetBase), onBytes);
-    const got = await sha256Hex(bytes);
-    if (got !== m.sha256) {
-      throw new RettoWorkerError('model_integrity', `${m.file}: sha256 ${got} does not match the manifest ${m.sha256}`);
-    }
-    return [role, bytes];
-  }));
+/** The chosen model set's entry in the asset manifest (null: the default set); unknown names are an error. */
+export function modelSetEntry(manifest, name) {
+  const chosen = name ?? manifest.default_model_set;
+  const entry = manifest.model_sets?.[chosen];
+  if (!entry) {
+    throw new RettoWorkerError('invalid_config', `unknown model set ${JSON.stringify(chosen)}; choose one of: `
+      + `${Object.keys(manifest.model_sets ?? {}).join(', ')}`);
+  }
+  return { name: chosen, ...entry };
+}
+
+async function fetchChecked(url, sha256, label, onBytes) {
+  const bytes = await fetchBytes(url, onBytes);
+  const got = await sha256Hex(bytes);
+  if (got !== sha256) throw new RettoWorkerError('model_integrity', `${label}: sha256 ${got} does not match ${sha256}`);
+  return bytes;
+}
+
+/** The set's files (det, cls, rec and its dictionary file if it has one), fetched in parallel, each checked
+ * against the manifest (code model_integrity). Only this set is downloaded. */
+export async function fetchModels(assetBase, modelSet, onBytes) {
+  const entries = await Promise.all(Object.entries(modelSet.files).map(async ([role, m]) => (
+    [role, await fetchChecked(new URL(m.file, assetBase), m.sha256, m.file, onBytes)])));
   return Object.fromEntries(entries);
 }
 
-/** The WebGL model variants (scripts/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,
- * rec_widths, batch}}. The index is checked against the asset manifest, each variant against the index. */
-export async function fetchWebglModels(assetBase, manifest, onBytes) {
-  if (!manifest.webgl) throw new RettoWorkerError('model_missing', 'no WebGL models in the asset manifest: run scripts/setup_web.sh');
-  const indexUrl = new URL(manifest.webgl, assetBase);
-  const indexBytes = await fetchBytes(indexUrl, onBytes);
-  const want = manifest.files[manifest.webgl]?.sha256;
-  if ((await sha256Hex(indexBytes)) !== want) {
-    throw new RettoWorkerError('model_integrity', `${manifest.webgl} does not match the asset manifest`);
+/** The set's WebGL model variants (scripts/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,
+ * rec_widths, batch, cls_hw, rec_height}}. The index is checked against the asset manifest, each variant against
+ * the index. */
+export async function fetchWebglModels(assetBase, manifest, modelSet, onBytes) {
+  if (!modelSet.webgl) {
+    throw new RettoWorkerError('backend_unavailable', `model set ${modelSet.name} has no WebGL variant: `
+      + `${modelSet.set.webgl?.reason ?? 'unsupported'}`);
   }
+  const indexUrl = new URL(modelSet.webgl, assetBase);
+  const indexBytes = await fetchChecked(indexUrl, manifest.files[modelSet.webgl]?.sha256, modelSet.webgl, onBytes);
   const index = JSON.parse(new TextDecoder().decode(indexBytes));
   const entries = await Promise.all(Object.entries(index.models).map(async ([role, m]) => {
-    const bytes = await fetchBytes(new URL(m.file, indexUrl), onBytes);
-    const got = await sha256Hex(bytes);
-    if (got !== m.sha256) {
-      throw new RettoWorkerError('model_integrity', `${m.file}: sha256 ${got} does not match webgl.json ${m.sha256}`);
-    }
+    const bytes = await fetchChecked(new URL(m.file, indexUrl), m.sha256, m.file, onBytes);
     return [role, { bytes, buckets: m.buckets }];
   }));
   return { models: Object.fromEntries(entries), buckets: index.buckets };

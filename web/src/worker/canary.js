@@ -6,8 +6,16 @@
 
 export const CANARY_TOLERANCE = { det: 1e-3, cls: 1e-3 };
 
-// Canary input shapes. WebGL runs them on a throw-away session stamped to the shape (its buckets are far bigger).
-export const CANARY_SHAPES = { det: [1, 3, 64, 64], cls: [1, 3, 48, 192], rec: [1, 3, 48, 96] };
+/** Canary input shapes, from the model set's input sizes (its set file's `inputs`): a small det square, one cls
+ * input, one rec line twice as wide as high. WebGL runs them on a throw-away session stamped to the shape (its
+ * buckets are far bigger). */
+export function canaryShapes(inputs = {}) {
+  const cls = inputs.cls ?? {};
+  const recHeight = inputs.rec?.height ?? 48;
+  const multiple = inputs.det?.multiple ?? 32;
+  return { det: [1, 3, 2 * multiple, 2 * multiple], cls: [1, 3, cls.height ?? 48, cls.width ?? 192],
+    rec: [1, 3, recHeight, 2 * recHeight] };
+}
 
 /** A text-like input in the models' normalised range: white background (1.0), a band of dark vertical strokes of
  * varying width and spacing (-1.0), and a faint deterministic ripple so no two rows are identical. */

@@ -3,7 +3,7 @@
 // buffer (PyProxy.getBuffer), the output is ORT's Float32Array, copied once into numpy on the Python side.
 import { getBackend, MODEL_NAMES, planBackends } from './backends.js';
 import { RettoWorkerError } from './errors.js';
-import { CANARY_SHAPES, canaryInput, compareCanary, perturbForTest } from './canary.js';
+import { canaryInput, canaryShapes, compareCanary, perturbForTest } from './canary.js';
 import { WebglBucketSessions } from './webgl_sessions.js';
 
 /** Threads for the wasm EP: all cores when cross-origin isolated (SharedArrayBuffer), else 1 and why. */
@@ -35,10 +35,10 @@ export class OrtModels {
     this.resetStats();
   }
 
-  /** loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
+  /** inputs: the model set's input sizes (canary shapes); loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
    * stamp(bytes, input, output): Promise<Uint8Array> (retto.onnx_stamp in Pyodide);
    * diagnostics: {allowSoftware?, perturbCanary?: {backend, model} or a list of them} (tests only). */
-  static async create({ assetBase, backend, threads, modelBytes, loadWebgl, stamp, diagnostics = {} }) {
+  static async create({ assetBase, backend, threads, modelBytes, inputs, loadWebgl, stamp, diagnostics = {} }) {
     const plan = await planBackends(backend, { allowSoftware: Boolean(diagnostics.allowSoftware) });
     if (!plan.runtime) {
       const why = Object.entries(plan.probes).map(([n, p]) => `${n}: ${p.reason}`).join('; ');
@@ -47,7 +47,7 @@ export class OrtModels {
     const t = wasmThreads(threads);
     const ort = await loadRuntime(assetBase, plan.runtime, t.threads);
     let webgl = null;
-    const ctx = { ort, modelBytes, stamp, webglVariants: () => (webgl ??= loadWebgl()) };
+    const ctx = { ort, modelBytes, stamp, canaryShapes: canaryShapes(inputs), webglVariants: () => (webgl ??= loadWebgl()) };
     const references = {}; // name -> Promise<wasm model>: the canary's reference, kept if a model falls back to it
     const wasmModel = (name) => (references[name] ??= createModel(ctx, name, 'wasm'));
     const models = {};
@@ -138,7 +138,7 @@ async function createModel(ctx, name, backendName) {
   if (b.fixedShapes) {
     const variants = await ctx.webglVariants();
     const model = new WebglBucketSessions(ctx.ort, name, variants.models[name], ctx.stamp);
-    return { backend: backendName, canaryShape: CANARY_SHAPES[name], runCanary: (input) => model.runOnce(input),
+    return { backend: backendName, canaryShape: ctx.canaryShapes[name], runCanary: (input) => model.runOnce(input),
       run: (input) => model.run(input), release: () => model.release() };
   }
   const session = await ctx.ort.InferenceSession.create(ctx.modelBytes[name], {
@@ -147,7 +147,7 @@ async function createModel(ctx, name, backendName) {
   });
   const [inputName, outputName] = [session.inputNames[0], session.outputNames[0]];
   // GPU kernels an EP lacks fail only at the first run: the canary (below) is that run.
-  return { backend: backendName, canaryShape: CANARY_SHAPES[name],
+  return { backend: backendName, canaryShape: ctx.canaryShapes[name],
     run: async (input) => (await session.run({ [inputName]: input }))[outputName],
     release: () => session.release().catch(() => {}) };
 }

@@ -1,9 +1,9 @@
 // The OCR web worker: boots Pyodide + onnxruntime-web once, then runs the unchanged py/retto pipeline per job.
 // Message protocol (client.js is the only sender):
-//   in:  init {options} | recognize {kind, data, width, height} | abort {id} | runModel {name, data, dims}
+//   in:  init {options: {assetBase, backend, models, config, threads, diagnostics}} | recognize {kind, data, width, height} | abort {id} | runModel {name, data, dims}
 //        | python {code} (diagnostics) | crash (diagnostics: simulates an uncaught worker error)
 //   out: progress {event} | ready {info} | result {result, stats} | error {error:{code, message}} | fatal {error}
-import { fetchManifest, fetchModels, fetchWebglModels } from './assets.js';
+import { fetchManifest, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
 import { bootPython } from './python_runtime.js';
@@ -22,8 +22,9 @@ async function init(id, options) {
   const t0 = performance.now();
   const assetBase = options.assetBase;
   const manifest = await fetchManifest(assetBase);
+  const modelSet = modelSetEntry(manifest, options.models);
   const pySize = sumSizes(manifest, 'pyodide/') + sumSizes(manifest, 'py/');
-  const modelSize = sumSizes(manifest, 'models/') - sumSizes(manifest, 'models/webgl/');
+  const modelSize = Object.values(modelSet.files).reduce((a, f) => a + f.size, 0);
   let total = pySize + modelSize;
   let loaded = 0;
   const progress = (file, bytes) => {
@@ -34,32 +35,34 @@ async function init(id, options) {
   const python = bootPython({ assetBase, manifest, log: (stream, m) => (stream === 'stderr' ? console.warn : console.log)(`[py] ${m}`) })
     .then((r) => { timings.python = performance.now() - t0; progress('python runtime', pySize); return r; });
   python.catch(() => {}); // awaited below; if the models fail first, that error is the one reported
-  const modelBytes = await fetchModels(assetBase, manifest, (n) => progress('models', n));
+  const { dict: dictionary, ...modelBytes } = await fetchModels(assetBase, modelSet, (n) => progress('models', n));
   timings.models = performance.now() - t0;
-  const loadWebgl = () => { // only when WebGL may run a model: its variants are another 16 MB
-    total += sumSizes(manifest, 'models/webgl/');
-    return fetchWebglModels(assetBase, manifest, (n) => progress('WebGL models', n));
+  const loadWebgl = () => { // only when WebGL may run a model: its variants are another 16-22 MB
+    if (modelSet.webgl) total += sumSizes(manifest, modelSet.webgl.replace(/[^/]*$/, ''));
+    return fetchWebglModels(assetBase, manifest, modelSet, (n) => progress('WebGL models', n));
   };
   const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
   const ort = await OrtModels.create({ assetBase, backend: options.backend ?? 'auto', threads: options.threads, modelBytes,
-    loadWebgl, stamp, diagnostics: options.diagnostics });
+    inputs: modelSet.set.inputs, loadWebgl, stamp, diagnostics: options.diagnostics });
   timings.ort = performance.now() - t0;
   const py = await python;
   const versions = {
     ...py.versions,
     pyodide: py.pyodide.version,
     'onnxruntime-web': ort.ort.env.versions?.web ?? manifest.versions['onnxruntime-web'],
-    models: Object.fromEntries(Object.entries(manifest.models).map(([k, m]) => [k, m.version])),
+    models: Object.fromEntries(['det', 'cls', 'rec'].map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
   };
   const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
-  const pair = py.bridge.create_session(ort, modelBytes.rec, JSON.stringify(ort.info.backend), JSON.stringify(versions),
-    JSON.stringify(extra));
+  const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), modelBytes.rec, dictionary ?? null,
+    JSON.stringify(ort.info.backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}));
   const session = pair.get(0);
   const pyWorker = pair.get(1);
   pair.destroy();
   timings.ready = performance.now() - t0;
   state.ready = { ...py, ort, session, pyWorker, versions };
-  return { ...ort.info, versions, timings };
+  const { name, bytes, set } = modelSet;
+  return { ...ort.info, versions, timings,
+    modelSet: { name, label: set.label, summary: set.summary, languages: set.languages, bytes, webgl: set.webgl } };
 }
 
 async function recognize(id, msg) {

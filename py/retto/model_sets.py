@@ -1,0 +1,155 @@
+"""Model sets: one data file per set (models/sets/<name>.json) is the single source of every model fact.
+
+A set file holds, per role (det, cls, rec and an optional dictionary file), where the file comes from (a registry
+package, pinned by sha256), its own sha256 and size; where the recognition dictionary comes from (the rec model's
+ONNX metadata or a shipped file); the input constraints; whether WebGL can run it; and the pipeline settings that
+differ from the reference defaults. Python derives its Config from it; the browser gets the same facts through
+the asset manifest (scripts/assemble_web_assets.py) and hands the set back to Python as JSON.
+
+Pure Python (no onnxruntime), so it also runs in Pyodide. On disk the fetched files live in models/<name>/.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import Config
+from .errors import INVALID_CONFIG, MODEL_MISSING, RettoError
+from .models import default_models_dir, read_charset, verify
+
+ROLES = ("det", "cls", "rec")
+DICT_ROLE = "dict"
+
+
+@dataclass
+class ModelSet:
+    name: str
+    label: str                 # in words a person understands ("Chinese & English"), shown in every chooser
+    summary: str
+    languages: list
+    order: int                 # position in lists (smaller first)
+    default: bool
+    sources: dict              # source name -> {registry, package, version, file, sha256, license}
+    files: dict                # role -> {from, path (inside the package), size, sha256, version}
+    dictionary: dict           # {"from": "rec-metadata", "key"} or {"from": "file", "role": "dict"}
+    inputs: dict               # role -> shape constraints (cls/rec height and width)
+    webgl: dict                # {"supported": bool, "reason"?}
+    config: dict = field(default_factory=dict)   # overrides of the reference Config, by section
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModelSet":
+        try:
+            return cls(name=data["name"], label=data["label"], summary=data.get("summary", ""),
+                       languages=list(data.get("languages", [])), order=int(data.get("order", 100)),
+                       default=bool(data.get("default", False)), sources=data["sources"], files=data["files"],
+                       dictionary=data["dictionary"], inputs=data.get("inputs", {}),
+                       webgl=data.get("webgl", {"supported": False}), config=data.get("config", {}))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RettoError(INVALID_CONFIG, f"model set file is incomplete: {exc}") from exc
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "label": self.label, "summary": self.summary, "languages": self.languages,
+                "order": self.order, "default": self.default, "sources": self.sources, "files": self.files,
+                "dictionary": self.dictionary, "inputs": self.inputs, "webgl": self.webgl, "config": self.config}
+
+    @property
+    def roles(self) -> list:
+        """Every file the set needs: the three models, then the dictionary file if it has one."""
+        return [r for r in (*ROLES, DICT_ROLE) if r in self.files]
+
+    @property
+    def download_bytes(self) -> int:
+        return sum(int(f["size"]) for f in self.files.values())
+
+    def local_name(self, role: str) -> str:
+        """File name inside models/<set>/ (and assets/models/<set>/ in the browser)."""
+        return "dict.txt" if role == DICT_ROLE else f"{role}.onnx"
+
+    def version(self, role: str) -> str:
+        f = self.files[role]
+        return f"{f['version']} sha256:{f['sha256'][:12]}"
+
+    def make_config(self, overrides: dict | None = None) -> Config:
+        """The reference defaults, then this set's settings, then the caller's overrides (a partial dict)."""
+        return Config.from_dict(merge(self.config, overrides or {}))
+
+    def charset(self, rec_model: bytes, dictionary: bytes | None = None) -> list:
+        """The recognition dictionary, from wherever the set says it lives."""
+        src = self.dictionary.get("from")
+        if src == "rec-metadata":
+            return read_charset(rec_model)
+        if src == "file":
+            if dictionary is None:
+                raise RettoError(MODEL_MISSING, f"model set {self.name}: its dictionary file was not loaded")
+            # One entry per line; only the line break is stripped (an entry may be a space).
+            return dictionary.decode("utf-8").rstrip("\n").split("\n")
+        raise RettoError(INVALID_CONFIG, f"model set {self.name}: unknown dictionary source {src!r}")
+
+
+def merge(base: dict, over: dict) -> dict:
+    """Section-wise merge of two partial config dicts (`over` wins key by key)."""
+    out = {k: dict(v) for k, v in base.items()}
+    for section, values in over.items():
+        if not isinstance(values, dict):
+            raise RettoError(INVALID_CONFIG, f"config section {section!r} must be an object")
+        out.setdefault(section, {}).update(values)
+    return out
+
+
+def sets_dir(models_dir: Path | None = None) -> Path:
+    return Path(models_dir or default_models_dir()) / "sets"
+
+
+def available(models_dir: Path | None = None) -> list:
+    """Every set file, in display order; exactly one is the default."""
+    folder = sets_dir(models_dir)
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        raise RettoError(MODEL_MISSING, f"no model set files in {folder}")
+    sets = sorted((ModelSet.from_dict(json.loads(p.read_text(encoding="utf-8"))) for p in files),
+                  key=lambda s: (s.order, s.name))
+    defaults = [s.name for s in sets if s.default]
+    if len(defaults) != 1:
+        raise RettoError(INVALID_CONFIG, f"exactly one model set must be the default, found {defaults or 'none'}")
+    return sets
+
+
+def default_name(models_dir: Path | None = None) -> str:
+    return next(s.name for s in available(models_dir) if s.default)
+
+
+def load(name: str | None = None, models_dir: Path | None = None) -> ModelSet:
+    """The set called `name` (None: the default set)."""
+    sets = available(models_dir)
+    if name is None:
+        return next(s for s in sets if s.default)
+    for s in sets:
+        if s.name == name:
+            return s
+    raise RettoError(INVALID_CONFIG, f"unknown model set {name!r}; choose one of: {', '.join(s.name for s in sets)}")
+
+
+def set_dir(model_set: ModelSet, models_dir: Path | None = None) -> Path:
+    return Path(models_dir or default_models_dir()) / model_set.name
+
+
+def read_file(model_set: ModelSet, role: str, models_dir: Path | None = None) -> bytes:
+    """One of the set's fetched files, refused unless its sha256 matches the set file."""
+    path = set_dir(model_set, models_dir) / model_set.local_name(role)
+    if not path.exists():
+        raise RettoError(MODEL_MISSING, f"{model_set.name} {role} file {path} is missing; "
+                                        "run the setup step (scripts/fetch_models.py)")
+    data = path.read_bytes()
+    verify(role, data, model_set.files[role]["sha256"], str(path))
+    return data
+
+
+def describe(sets: list) -> str:
+    """The `retto --list-models` table."""
+    rows = []
+    for s in sets:
+        mark = " (default)" if s.default else ""
+        gl = "" if s.webgl.get("supported") else "; no WebGL"
+        rows.append(f"{s.name:<18} {s.label}{mark}\n{'':<18} {s.download_bytes / 1e6:.1f} MB{gl}. {s.summary}")
+    return "\n".join(rows)
