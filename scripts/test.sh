@@ -4,16 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
-  echo "== installing Debian chromium (for the browser tests)"
+if { ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; } \
+   || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
+  echo "== installing Debian chromium and fonts (browser tests, labelled test set)"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei >/dev/null
 fi
 
 echo "== python environment";  bash scripts/setup_python.sh
 echo "== models";              .venv/bin/python scripts/fetch_models.py
 echo "== test images";         .venv/bin/python scripts/fetch_test_data.py
+echo "== labelled test set";   .venv/bin/python scripts/make_testset.py
 echo "== web app";             bash scripts/setup_web.sh
 
 echo "== pytest"

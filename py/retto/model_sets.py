@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config
-from .errors import INVALID_CONFIG, MODEL_MISSING, RettoError
+from .errors import INVALID_CONFIG, MODEL_INTEGRITY, MODEL_MISSING, RettoError
 from .models import default_models_dir, read_charset, verify
 
 ROLES = ("det", "cls", "rec")
@@ -75,15 +75,28 @@ class ModelSet:
         return Config.from_dict(merge(self.config, overrides or {}))
 
     def charset(self, rec_model: bytes, dictionary: bytes | None = None) -> list:
-        """The recognition dictionary, from wherever the set says it lives."""
+        """The recognition dictionary, from wherever the set says it lives, checked against its entry count (a
+        miscount shifts every class by one: garbage text, not an error, unless it is caught here)."""
+        chars = self._read_charset(rec_model, dictionary)
+        want = self.dictionary.get("entries")
+        if want is not None and len(chars) != int(want):
+            raise RettoError(MODEL_INTEGRITY, f"model set {self.name}: the dictionary has {len(chars)} entries, "
+                                              f"the set file says {want}")
+        return chars
+
+    def _read_charset(self, rec_model: bytes, dictionary: bytes | None) -> list:
         src = self.dictionary.get("from")
         if src == "rec-metadata":
             return read_charset(rec_model)
         if src == "file":
             if dictionary is None:
                 raise RettoError(MODEL_MISSING, f"model set {self.name}: its dictionary file was not loaded")
-            # One entry per line; only the line break is stripped (an entry may be a space).
-            return dictionary.decode("utf-8").rstrip("\n").split("\n")
+            # One entry per line, LF or CRLF (the v6 files use CRLF); only the line break is stripped, since an
+            # entry may itself be a space.
+            lines = dictionary.decode("utf-8").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            return [line[:-1] if line.endswith("\r") else line for line in lines]
         raise RettoError(INVALID_CONFIG, f"model set {self.name}: unknown dictionary source {src!r}")
 
 

@@ -1,10 +1,12 @@
 """Small, independent measuring helpers for the reference tests (no code from py/retto or RapidOCR).
 
 - `levenshtein` / `cer`: plain dynamic-programming edit distance (unit costs) over code points.
+- `wer`: the same distance over whitespace-split words.
 - `polygon_iou`: area of intersection over union of two convex polygons, by Sutherland-Hodgman clipping and the
   shoelace formula. Text boxes from DB detection are (scaled) rotated rectangles, hence convex.
 - `reading_order_text`: how a list of OCR lines becomes one string for CER (documented in test_reference.py).
 - `match_lines`: pairs each reference line with our line of best polygon IoU.
+- `score_page`: CER/WER of OCR lines against a labelled page (tests/testset), independent of reading order.
 """
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ Point = Sequence[float]
 
 # --------------------------------------------------------------------------------------------- text
 
-def levenshtein(a: str, b: str) -> int:
-    """Edit distance with unit insert/delete/substitute costs (two-row DP)."""
+def levenshtein(a: Sequence, b: Sequence) -> int:
+    """Edit distance with unit insert/delete/substitute costs (two-row DP), over characters or list items."""
     if len(a) < len(b):
         a, b = b, a
     prev = list(range(len(b) + 1))
@@ -41,6 +43,15 @@ def fold_l1(s: str) -> str:
 
 def cer(hyp: str, ref: str) -> float:
     return levenshtein(hyp, ref) / max(1, len(ref))
+
+
+def wer(hyp: str, ref: str) -> float:
+    """Word-level edit distance over whitespace-split tokens / number of reference words.
+
+    Run-together words count fully: "thatIthought" for "that I thought" is 1 substitution + 2 deletions = 3.
+    """
+    ref_words = ref.split()
+    return levenshtein(hyp.split(), ref_words) / max(1, len(ref_words))
 
 
 # --------------------------------------------------------------------------------------------- geometry
@@ -145,3 +156,76 @@ def match_lines(ref_lines, our_lines):
                 best_j, best = j, iou
         out.append((i, best_j, best))
     return out
+
+
+# --------------------------------------------------------------------------------------------- labelled pages
+
+def point_in_convex(p: Point, poly: Sequence[Point]) -> bool:
+    """Inside or on the border of a convex polygon (same left-of-edge test as the clipping above)."""
+    pts = _ccw(poly)
+    return all((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) >= 0
+               for a, b in zip(pts, pts[1:] + pts[:1]))
+
+
+def _centre(box: Sequence[Point]) -> tuple[float, float]:
+    return sum(p[0] for p in box) / len(box), sum(p[1] for p in box) / len(box)
+
+
+def assign_lines(pred_lines, gt_lines) -> list[int | None]:
+    """For each predicted line, the GT line whose quad contains the predicted box's centre; failing that the GT
+    line its box overlaps most (e.g. a merged table row whose centre falls between two cells); else None."""
+    out = []
+    for pred in pred_lines:
+        c = _centre(pred["box"])
+        hit = next((i for i, g in enumerate(gt_lines) if point_in_convex(c, g["box"])), None)
+        if hit is None:
+            areas = [convex_intersection_area(pred["box"], g["box"]) for g in gt_lines]
+            best = max(range(len(areas)), key=areas.__getitem__, default=None)
+            hit = best if best is not None and areas[best] > 0 else None
+        out.append(hit)
+    return out
+
+
+def score_page(pred_lines, gt) -> dict:
+    """Score OCR lines ({"text", "box"}) against a loaded tests/testset gt.json.
+
+    Each prediction goes to a GT line (`assign_lines`). GT lines that share a "row" (cells of one table row or
+    menu bar, drawn apart) form one unit; a unit's predictions are joined left to right with single spaces and
+    compared with its cells joined by single spaces, so splitting or merging boxes within a row costs nothing.
+    Edits are summed over all units and divided by the summed reference lengths; unassigned predictions count as
+    insertions, units with no prediction as deletions. So cer/wer do not depend on the order of the result lines;
+    order_cer does: the whole page in the result's own line order against the GT reading order.
+
+    CER is over code points after whitespace normalisation (runs of whitespace -> one space, ends stripped).
+    Spaces between words are kept and count as characters, so run-together words cost in CER too
+    ("thatIthought" for "that I thought": 2 edits); line breaks are not characters.
+    """
+    lines = gt["lines"]
+    unit = [g["row"] if "row" in g else ("line", i) for i, g in enumerate(lines)]
+    refs: dict = {u: [] for u in unit}
+    hyps: dict = {u: [] for u in unit}
+    for u, g in zip(unit, lines):
+        refs[u].append(g["text"])
+    inserted = []
+    for pred, hit in zip(pred_lines, assign_lines(pred_lines, lines)):
+        if hit is None:
+            inserted.append(pred["text"])
+        else:
+            hyps[unit[hit]].append(pred)
+
+    char_edits = word_edits = chars = words = 0
+    for u in refs:
+        ref = normalise_ws(" ".join(refs[u]))
+        hyp = normalise_ws(" ".join(p["text"] for p in sorted(hyps[u], key=lambda p: _centre(p["box"])[0])))
+        char_edits += levenshtein(hyp, ref)
+        word_edits += levenshtein(hyp.split(), ref.split())
+        chars += len(ref)
+        words += len(ref.split())
+    for text in inserted:
+        char_edits += len(normalise_ws(text))
+        word_edits += len(text.split())
+
+    page_ref = normalise_ws(" ".join(g["text"] for g in lines))
+    page_hyp = normalise_ws(" ".join(p["text"] for p in pred_lines))
+    return {"cer": char_edits / max(1, chars), "wer": word_edits / max(1, words), "chars": chars, "words": words,
+            "order_cer": cer(page_hyp, page_ref)}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): every model set on the labelled test set, natively; accuracy, speed and download size.
+
+  .venv/bin/python scripts/bench_models.py [--sets a,b] [--rounds 3] [--browser bench-browser.json] [--json out.json]
+
+Pages: the rendered pages of tests/testset/pages (scripts/make_testset.py; exact ground truth with line boxes)
+and the pinned real scan typewriter.png with its hand transcription (tests/reference/typewriter.gt.txt).
+Per set x page kind it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
+ground-truth line by position, so a page's column order does not decide the score; the typewriter scan is
+single-column and is scored in reading order), the native time (median of --rounds warm runs, onnxruntime CPU,
+2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the browser time (wasm). The
+browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
+
+Then the rule that picks the default set: the lowest WER over the whole test set (all words pooled), unless it is
+more than 2x slower (native, all pages) than the next best, in which case the next best is checked the same way.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "py"))
+sys.path.insert(0, str(ROOT / "tests" / "py"))
+from ocr_metrics import levenshtein, normalise_ws, score_page  # noqa: E402
+from retto import model_sets  # noqa: E402
+from retto.ort_worker import OrtWorker  # noqa: E402
+
+PAGES = ROOT / "tests" / "testset" / "pages"
+SCAN = ("typewriter", ROOT / "tests" / "data" / "typewriter.png", ROOT / "tests" / "reference" / "typewriter.gt.txt")
+
+
+def load_pages() -> list[dict]:
+    pages = []
+    for gt_path in sorted(PAGES.glob("*.gt.json")):
+        gt = json.loads(gt_path.read_text(encoding="utf-8"))
+        pages.append({"name": gt["name"], "kind": gt.get("kind", gt["name"]), "path": PAGES / gt["image"], "gt": gt})
+    if not pages:
+        raise SystemExit(f"no pages in {PAGES}: run scripts/make_testset.py")
+    name, path, text = SCAN
+    pages.append({"name": name, "kind": "real scan (typewriter)", "path": path,
+                  "text": text.read_text(encoding="utf-8")})
+    return pages
+
+
+def score(page: dict, lines: list) -> dict:
+    if "gt" in page:
+        return score_page(lines, page["gt"])
+    ref = normalise_ws(page["text"])
+    hyp = normalise_ws(" ".join(line["text"] for line in lines))
+    return {"cer": levenshtein(hyp, ref) / len(ref), "wer": levenshtein(hyp.split(), ref.split()) / len(ref.split()),
+            "chars": len(ref), "words": len(ref.split())}
+
+
+def run_set(name: str, pages: list, rounds: int) -> dict:
+    session = OrtWorker(models=name, threads=2).session()
+    out = {}
+    for page in pages:
+        data = page["path"].read_bytes()
+        result = session.run(data).to_dict()          # warm-up, and the result that is scored
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            session.run(data)
+            times.append((time.perf_counter() - t0) * 1000)
+        s = score(page, result["lines"])
+        out[page["name"]] = {**s, "native_ms": statistics.median(times), "lines": len(result["lines"])}
+        print(f"  {name:<16} {page['name']:<20} CER {s['cer'] * 100:6.2f} %  WER {s['wer'] * 100:6.2f} %  "
+              f"{out[page['name']]['native_ms']:7.0f} ms", file=sys.stderr)
+    return out
+
+
+def pooled(per_page: dict, key: str, unit: str) -> float:
+    """Errors pooled over the pages (each page weighs by its length), not a mean of page rates."""
+    return sum(p[key] * p[unit] for p in per_page.values()) / sum(p[unit] for p in per_page.values())
+
+
+def choose_default(summary: dict) -> tuple[str, str]:
+    ranked = sorted(summary, key=lambda n: summary[n]["wer"])
+    for i, name in enumerate(ranked):
+        nxt = ranked[i + 1] if i + 1 < len(ranked) else None
+        if nxt is None or summary[name]["native_ms"] <= 2 * summary[nxt]["native_ms"]:
+            why = (f"lowest WER {summary[name]['wer'] * 100:.2f} %" if i == 0 else
+                   f"WER {summary[name]['wer'] * 100:.2f} %; better sets were over 2x slower than the next best")
+            return name, why
+    return ranked[0], "lowest WER"
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", help="comma-separated set names (default: all)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--browser", type=Path, help="browser timings from scripts/bench_models_browser.mjs")
+    ap.add_argument("--json", type=Path, help="write every number here")
+    args = ap.parse_args(argv)
+    sets = [s for s in model_sets.available() if not args.sets or s.name in args.sets.split(",")]
+    pages = load_pages()
+    browser = json.loads(args.browser.read_text()) if args.browser else {}
+    results, summary = {}, {}
+    for s in sets:
+        results[s.name] = run_set(s.name, pages, args.rounds)
+        per = results[s.name]
+        summary[s.name] = {"cer": pooled(per, "cer", "chars"), "wer": pooled(per, "wer", "words"),
+                           "native_ms": sum(p["native_ms"] for p in per.values()), "mb": s.download_bytes / 1e6}
+        for page, ms in browser.get(s.name, {}).items():
+            if page in per:
+                per[page]["browser_ms"] = ms
+        if browser.get(s.name):
+            summary[s.name]["browser_ms"] = sum(p.get("browser_ms", 0) for p in per.values())
+
+    def cell(p: dict) -> str:
+        b = f" / {p['browser_ms'] / 1000:.1f}" if "browser_ms" in p else ""
+        return f"{p['cer'] * 100:.1f} / {p['wer'] * 100:.1f} ({p['native_ms'] / 1000:.1f}{b} s)"
+
+    print("\nCER % / WER % (native s / browser s), per page; medians of warm runs")
+    print("| page | " + " | ".join(s.name for s in sets) + " |")
+    print("|---|" + "---|" * len(sets))
+    for page in pages:
+        print(f"| {page['name']} | " + " | ".join(cell(results[s.name][page['name']]) for s in sets) + " |")
+    print("| **all pages** | " + " | ".join(cell(summary[s.name]) for s in sets) + " |")
+    print("| download MB | " + " | ".join(f"{summary[s.name]['mb']:.1f}" for s in sets) + " |")
+    best, why = choose_default(summary)
+    print(f"\ndefault by the rule: {best} ({why})")
+    if args.json:
+        args.json.write_text(json.dumps({"pages": results, "summary": summary, "default": best, "why": why},
+                                        indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,396 @@
+"""Idempotent: render the labelled test set (pages with exact ground truth) into tests/testset/pages/ (gitignored).
+
+Texts: tests/testset/texts/<name>.txt, UTF-8, written for this project. Blank lines separate blocks (paragraphs,
+columns, areas of a form or screen); a tab inside a line separates cells that are drawn apart on one visual row
+(table cells, menu items, label and value). Every cell becomes one ground-truth line, so the GT texts are exactly
+the source lines split at tabs, in reading order.
+
+Per page: <name>.png (.jpg for the photo) and <name>.gt.json with each line's text, its box (the textbbox of the
+drawn string as a 4-point quad, clockwise from top-left; warped with the page for the photo), its block and its
+row (index of the source line; cells of one source line share it). Fonts come only from Debian packages.
+A stamp (sha256 of this script, the texts, the fonts and the Pillow/NumPy versions) skips rendering when nothing
+changed. Usage: make_testset.py [--force]
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import PIL
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+ROOT = Path(__file__).resolve().parent.parent
+TEXTS = ROOT / "tests" / "testset" / "texts"
+OUT = ROOT / "tests" / "testset" / "pages"
+STAMP = OUT / ".stamp"
+
+FONT_DIR = Path("/usr/share/fonts/truetype")
+FONTS = {  # key: (file under FONT_DIR, Debian package)
+    "serif": ("liberation/LiberationSerif-Regular.ttf", "fonts-liberation"),
+    "serif_bold": ("liberation/LiberationSerif-Bold.ttf", "fonts-liberation"),
+    "serif_italic": ("liberation/LiberationSerif-Italic.ttf", "fonts-liberation"),
+    "sans": ("liberation/LiberationSans-Regular.ttf", "fonts-liberation"),
+    "sans_bold": ("liberation/LiberationSans-Bold.ttf", "fonts-liberation"),
+    "dejavu_serif": ("dejavu/DejaVuSerif.ttf", "fonts-dejavu-core"),
+    "dejavu_serif_bold": ("dejavu/DejaVuSerif-Bold.ttf", "fonts-dejavu-core"),
+    "dejavu_sans": ("dejavu/DejaVuSans.ttf", "fonts-dejavu-core"),
+    "dejavu_sans_bold": ("dejavu/DejaVuSans-Bold.ttf", "fonts-dejavu-core"),
+    "cjk": ("wqy/wqy-microhei.ttc", "fonts-wqy-microhei"),
+}
+
+A4 = (1240, 1754)        # 150 DPI
+BOOK = (1100, 1700)      # 5.5 x 8.5 in at 200 DPI
+SCREEN = (1280, 800)
+
+
+# --------------------------------------------------------------------------------------------- inputs
+
+def check_fonts() -> None:
+    for path, package in FONTS.values():
+        if not (FONT_DIR / path).is_file():
+            raise SystemExit(f"make_testset: font {FONT_DIR / path} missing: "
+                             f"install the Debian package {package} (apt-get install -y {package})")
+
+
+@lru_cache(maxsize=None)
+def font(key: str, size: int) -> ImageFont.FreeTypeFont:
+    # BASIC layout (FreeType kerning only): the same glyph positions with or without libraqm installed.
+    return ImageFont.truetype(str(FONT_DIR / FONTS[key][0]), size, layout_engine=ImageFont.Layout.BASIC)
+
+
+def read_blocks(name: str) -> list[list[tuple[int, str]]]:
+    """Blocks of (row, line) from <name>.txt; row numbers the non-blank source lines from 0."""
+    blocks, row = [[]], 0
+    for line in (TEXTS / f"{name}.txt").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        blocks[-1].append((row, line))
+        row += 1
+    return [b for b in blocks if b]
+
+
+# --------------------------------------------------------------------------------------------- drawing
+
+class Page:
+    """An RGB canvas plus the ground-truth lines drawn on it."""
+
+    def __init__(self, size, bg="white", fg="black"):
+        self.image = Image.new("RGB", size, bg)
+        self.draw = ImageDraw.Draw(self.image)
+        self.fg = fg
+        self.lines: list[dict] = []
+
+    def text(self, xy, text, fnt, block, row, anchor="ls", fill=None, max_x=None, **extra) -> tuple:
+        """Draw one line (anchored at its baseline by default) and record its exact box."""
+        l, t, r, b = self.draw.textbbox(xy, text, font=fnt, anchor=anchor)
+        if max_x is not None and r > max_x:
+            raise ValueError(f"line {text!r} ends at x={r}, beyond its column edge {max_x}: shorten it")
+        self.draw.text(xy, text, font=fnt, anchor=anchor, fill=fill or self.fg)
+        self.lines.append({"text": text, "box": [[l, t], [r, t], [r, b], [l, b]], "block": block, "row": row,
+                           **extra})
+        return l, t, r, b
+
+
+def width(text: str, fnt) -> int:
+    l, _, r, _ = fnt.getbbox(text)
+    return r - l
+
+
+# --------------------------------------------------------------------------------------------- layouts
+
+def layout_book(blocks) -> Page:
+    """A book page: running head, paragraphs with first-line indent (none on the first), folio at the foot."""
+    page, (w, h) = Page(BOOK), BOOK
+    left, right, size = 110, w - 110, 30
+    body, small = font("serif", size), font("serif", 22)
+    (head_row, head), = blocks[0]
+    page.text((w // 2, 120), head, small, 0, head_row, anchor="ms")
+    y = 220
+    for b, para in enumerate(blocks[1:-1], 1):
+        for i, (row, line) in enumerate(para):
+            x = left + (2 * size if i == 0 and b > 1 else 0)
+            page.text((x, y), line, body, b, row, max_x=right)
+            y += round(size * 1.5)
+    (folio_row, folio), = blocks[-1]
+    page.text((w // 2, h - 110), folio, small, len(blocks) - 1, folio_row, anchor="ms")
+    return page
+
+
+def layout_document(blocks, body_key, title_key, size) -> Page:
+    """A letter-like A4 page: a centred bold title, then left-aligned paragraphs separated by a half line."""
+    page, (w, _) = Page(A4), A4
+    left, right = 140, w - 140
+    body, title = font(body_key, size), font(title_key, round(size * 1.4))
+    (title_row, title_text), = blocks[0]
+    page.text((w // 2, 200), title_text, title, 0, title_row, anchor="ms", max_x=right)
+    y = 200 + round(size * 3)
+    for b, para in enumerate(blocks[1:], 1):
+        for row, line in para:
+            page.text((left, y), line, body, b, row, max_x=right)
+            y += round(size * 1.5)
+        y += round(size * 0.75)
+    return page
+
+
+def layout_two_column(blocks) -> Page:
+    """A4 article: title and byline centred across both columns, then the left and the right column."""
+    page, (w, _) = Page(A4), A4
+    margin, gap, size = 100, 50, 22
+    col_w = (w - 2 * margin - gap) // 2
+    (title_row, title), = blocks[0]
+    (by_row, byline), = blocks[1]
+    page.text((w // 2, 190), title, font("serif_bold", 34), 0, title_row, anchor="ms", max_x=w - margin)
+    page.text((w // 2, 240), byline, font("serif_italic", 22), 1, by_row, anchor="ms")
+    page.draw.line([(margin, 272), (w - margin, 272)], fill="black", width=2)
+    body = font("serif", size)
+    for column, b in enumerate((2, 3)):
+        x = margin + column * (col_w + gap)
+        for i, (row, line) in enumerate(blocks[b]):
+            page.text((x, 330 + i * round(size * 1.45)), line, body, b, row, max_x=x + col_w, column=column)
+    return page
+
+
+def layout_invoice(blocks) -> Page:
+    """A4 invoice in small sans print: sender, invoice data, addressee, item table, totals, payment notes."""
+    page, (w, _) = Page(A4), A4
+    left, right, lead = 90, w - 90, 26
+    small, bold = font("sans", 17), font("sans_bold", 17)
+    sender, meta, bill_to, table, totals, notes = blocks
+
+    for i, (row, line) in enumerate(sender):
+        page.text((left, 130 + i * lead), line, font("sans_bold", 22) if i == 0 else small, 0, row)
+
+    row, title = meta[0]
+    page.text((right, 136), title, font("sans_bold", 34), 1, row, anchor="rs")
+    for i, (row, line) in enumerate(meta[1:]):
+        label, value = line.split("\t")
+        page.text((800, 180 + i * lead), label, small, 1, row)
+        page.text((right, 180 + i * lead), value, small, 1, row, anchor="rs")
+
+    for i, (row, line) in enumerate(bill_to):
+        page.text((left, 340 + i * lead), line, bold if i == 0 else small, 2, row)
+
+    table_top, step = 540, 32
+    col_right = (None, 740, 920, right)       # description is left-aligned, figures right-aligned
+    page.draw.line([(left, table_top - 26), (right, table_top - 26)], fill="black", width=1)
+    for i, (row, line) in enumerate(table):
+        y = table_top + i * step
+        for c, cell in enumerate(line.split("\t")):
+            xy, anchor = ((left, y), "ls") if col_right[c] is None else ((col_right[c], y), "rs")
+            page.text(xy, cell, bold if i == 0 else small, 3, row, anchor=anchor)
+        if i == 0:
+            page.draw.line([(left, y + 12), (right, y + 12)], fill="black", width=1)
+    y = table_top + (len(table) - 1) * step + 14
+    page.draw.line([(left, y), (right, y)], fill="black", width=1)
+
+    y += 40
+    for i, (row, line) in enumerate(totals):
+        label, value = line.split("\t")
+        last = i == len(totals) - 1                   # the amount due: bold, under a rule
+        if last:
+            y += 12
+            page.draw.line([(780, y - 24), (right, y - 24)], fill="black", width=1)
+        page.text((800, y), label, bold if last else small, 4, row)
+        page.text((right, y), value, bold if last else small, 4, row, anchor="rs")
+        y += lead
+
+    for i, (row, line) in enumerate(notes):
+        page.text((left, 1560 + i * lead), line, small, 5, row)
+    return page
+
+
+UI = dict(bg=(30, 31, 34), bar=(43, 45, 48), panel=(37, 38, 41), rule=(60, 62, 66), text=(223, 225, 229),
+          dim=(154, 160, 166), accent=(53, 116, 240), select=(46, 67, 110), outline=(88, 91, 96))
+
+
+def layout_dark_ui(blocks) -> Page:
+    """A 1280x800 dark settings window: menu bar, sidebar, a titled list of label/value rows, buttons, status bar."""
+    page, (w, h) = Page(SCREEN, bg=UI["bg"], fg=UI["text"]), SCREEN
+    d, ui, side = page.draw, UI, 232
+    reg, bold, small = font("dejavu_sans", 15), font("dejavu_sans_bold", 22), font("dejavu_sans", 13)
+    menu, sidebar, heading, rows, buttons, status = blocks
+
+    d.rectangle([0, 0, w, 34], fill=ui["bar"])
+    (row, line), = menu
+    x = 16
+    for item in line.split("\t"):
+        x = page.text((x, 23), item, reg, 0, row)[2] + 26
+
+    d.rectangle([0, 35, side, h - 31], fill=ui["panel"])
+    for i, (row, item) in enumerate(sidebar):
+        y = 86 + i * 38
+        if i == 0:
+            d.rounded_rectangle([10, y - 24, side - 10, y + 10], radius=6, fill=ui["select"])
+        page.text((28, y), item, reg, 1, row)
+
+    x0 = side + 32
+    (row, title), (row2, subtitle) = heading
+    page.text((x0, 90), title, bold, 2, row)
+    page.text((x0, 118), subtitle, small, 2, row2, fill=ui["dim"])
+
+    top, step = 150, 46
+    d.rounded_rectangle([x0, top, w - 32, top + step * len(rows)], radius=8, fill=ui["panel"])
+    for i, (row, line) in enumerate(rows):
+        label, value = line.split("\t")
+        y = top + i * step + 29
+        if i:
+            d.line([(x0 + 12, top + i * step), (w - 44, top + i * step)], fill=ui["rule"])
+        page.text((x0 + 18, y), label, reg, 3, row)
+        page.text((w - 50, y), value, reg, 3, row, fill=ui["dim"], anchor="rs")
+
+    (row, line), = buttons
+    x, y = x0, top + step * len(rows) + 34
+    for i, label in enumerate(line.split("\t")):
+        bw = width(label, reg) + 40
+        if i == 0:
+            d.rounded_rectangle([x, y, x + bw, y + 36], radius=6, fill=ui["accent"])
+        else:
+            d.rounded_rectangle([x, y, x + bw, y + 36], radius=6, outline=ui["outline"], width=1)
+        page.text((x + 20, y + 23), label, reg, 4, row, fill="white" if i == 0 else None)
+        x += bw + 12
+
+    d.rectangle([0, h - 30, w, h], fill=ui["bar"])
+    (row, line), = status
+    left_text, right_text = line.split("\t")
+    d.ellipse([14, h - 20, 24, h - 10], fill=(80, 200, 120))
+    page.text((32, h - 10), left_text, small, 5, row, fill=ui["dim"])
+    page.text((w - 16, h - 10), right_text, small, 5, row, fill=ui["dim"], anchor="rs")
+    return page
+
+
+# --------------------------------------------------------------------------------------------- photo effect
+
+def homography(src, dst) -> np.ndarray:
+    """3x3 H with H @ (x, y, 1) proportional to (x', y', 1) for four point pairs src -> dst."""
+    a, b = [], []
+    for (x, y), (u, v) in zip(src, dst):
+        a += [[x, y, 1, 0, 0, 0, -u * x, -u * y], [0, 0, 0, x, y, 1, -v * x, -v * y]]
+        b += [u, v]
+    return np.append(np.linalg.solve(np.array(a, float), np.array(b, float)), 1.0).reshape(3, 3)
+
+
+def apply_h(h: np.ndarray, p) -> list[float]:
+    x, y, z = h @ np.array([p[0], p[1], 1.0])
+    return [round(float(x / z), 1), round(float(y / z), 1)]
+
+
+def photo_corners(w: int, h: int, degrees: float) -> list[tuple[float, float]]:
+    """Where the page corners land in the photo: a keystone (camera tilted back) then a small rotation."""
+    keystone = [(100, 90), (w - 80, 110), (w - 40, h - 55), (55, h - 45)]
+    a, cx, cy = math.radians(degrees), w / 2, h / 2
+    return [(cx + (x - cx) * math.cos(a) - (y - cy) * math.sin(a),
+             cy + (x - cx) * math.sin(a) + (y - cy) * math.cos(a)) for x, y in keystone]
+
+
+def lighting(w: int, h: int) -> np.ndarray:
+    """Per-pixel RGB gain: a lamp up-left (bright corner, darker far corner) with a warm colour cast."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d = np.hypot((xx - 0.25 * w) / w, (yy - 0.15 * h) / h)
+    gain = 1.02 - 0.30 * d ** 1.5
+    return gain[..., None] * np.array([1.0, 0.96, 0.89], np.float32)
+
+
+def photograph(page: Page, degrees=1.2, blur=1.0, noise=5.0, seed=2024) -> Page:
+    """Make a rendered page look photographed: warp (GT quads follow), uneven light, blur, sensor noise."""
+    w, h = page.image.size
+    src = [(0, 0), (w, 0), (w, h), (0, h)]
+    dst = photo_corners(w, h, degrees)
+    back = homography(dst, src)                       # Pillow maps output pixels back to input pixels
+    img = page.image.transform((w, h), Image.Transform.PERSPECTIVE, tuple(back.flatten()[:8]),
+                               Image.Resampling.BICUBIC, fillcolor=(92, 78, 64))
+    fwd = homography(src, dst)
+    for line in page.lines:
+        line["box"] = [apply_h(fwd, p) for p in line["box"]]
+    img = img.filter(ImageFilter.GaussianBlur(blur))
+    arr = np.asarray(img, np.float32) * lighting(w, h)
+    arr += np.random.default_rng(seed).normal(0.0, noise, arr.shape).astype(np.float32)
+    page.image = Image.fromarray(np.clip(arr + 0.5, 0, 255).astype(np.uint8))
+    return page
+
+
+# --------------------------------------------------------------------------------------------- the set
+
+PAGES = {  # name: (kind, language, layout)
+    "english_prose": ("book", "en", layout_book),
+    "english_two_column": ("two_column", "en", layout_two_column),
+    "french": ("document", "fr", lambda b: layout_document(b, "serif", "serif_bold", 24)),
+    "german": ("document", "de", lambda b: layout_document(b, "sans", "sans_bold", 23)),
+    "spanish": ("document", "es", lambda b: layout_document(b, "dejavu_serif", "dejavu_serif_bold", 22)),
+    "chinese_english": ("mixed_script", "zh+en", lambda b: layout_document(b, "cjk", "cjk", 26)),
+    "invoice": ("invoice", "en", layout_invoice),
+    "dark_ui": ("screenshot", "en", layout_dark_ui),
+    "photo_page": ("photo", "en", lambda b: photograph(layout_document(b, "serif", "serif_bold", 26))),
+}
+
+
+def image_name(name: str) -> str:
+    return f"{name}.jpg" if PAGES[name][0] == "photo" else f"{name}.png"
+
+
+def gt_json(gt: dict) -> str:
+    """JSON with one ground-truth line per text line, so diffs and eyeballing stay easy."""
+    head = json.dumps({k: v for k, v in gt.items() if k != "lines"}, ensure_ascii=False)[:-1]
+    lines = ",\n".join("  " + json.dumps(line, ensure_ascii=False) for line in gt["lines"])
+    return f'{head}, "lines": [\n{lines}\n]}}\n'
+
+
+def render_page(name: str, out_dir: Path) -> dict:
+    """Render one page into out_dir (image + <name>.gt.json); returns the ground truth."""
+    kind, language, layout = PAGES[name]
+    page = layout(read_blocks(name))
+    w, h = page.image.size
+    for line in page.lines:
+        if not all(0 <= x <= w and 0 <= y <= h for x, y in line["box"]):
+            raise ValueError(f"{name}: line {line['text']!r} leaves the page: {line['box']}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    image = image_name(name)
+    if image.endswith(".jpg"):
+        page.image.save(out_dir / image, "JPEG", quality=70)
+    else:
+        page.image.save(out_dir / image, "PNG", optimize=False, compress_level=6)
+    gt = {"name": name, "kind": kind, "language": language, "image": image, "width": w, "height": h,
+          "lines": page.lines}
+    (out_dir / f"{name}.gt.json").write_text(gt_json(gt), encoding="utf-8")
+    return gt
+
+
+def stamp() -> str:
+    """sha256 over everything the output depends on: this script, the texts, the fonts, the library versions."""
+    h = hashlib.sha256()
+    h.update(f"Pillow {PIL.__version__} numpy {np.__version__}\n".encode())
+    files = [Path(__file__).resolve()] + [TEXTS / f"{n}.txt" for n in PAGES]
+    files += sorted({FONT_DIR / p for p, _ in FONTS.values()})
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def outputs_present() -> bool:
+    return all((OUT / image_name(n)).is_file() and (OUT / f"{n}.gt.json").is_file() for n in PAGES)
+
+
+def main(force: bool = False) -> None:
+    check_fonts()
+    digest = stamp()
+    rel = OUT.relative_to(ROOT)
+    if not force and outputs_present() and STAMP.is_file() and STAMP.read_text().strip() == digest:
+        print(f"labelled test set: {len(PAGES)} pages up to date in {rel}")
+        return
+    start = time.perf_counter()
+    STAMP.unlink(missing_ok=True)                     # a half-finished run must not look complete
+    lines = sum(len(render_page(name, OUT)["lines"]) for name in PAGES)
+    STAMP.write_text(digest + "\n")
+    print(f"labelled test set: rendered {len(PAGES)} pages ({lines} lines) into {rel} "
+          f"in {time.perf_counter() - start:.1f} s")
+
+
+if __name__ == "__main__":
+    main(force="--force" in sys.argv[1:])
