@@ -12,7 +12,7 @@ single-column and is scored in reading order), the native time (median of --roun
 browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
 
 Then the rule that picks the default set: the lowest WER over the whole test set (all words pooled), unless it is
-more than 2x slower (native, all pages) than the next best, in which case the next best is checked the same way.
+more than 2x slower (native, all pages) than the next best by WER, in which case the next best is checked the same way.
 """
 from __future__ import annotations
 
@@ -56,21 +56,27 @@ def score(page: dict, lines: list) -> dict:
             "chars": len(ref), "words": len(ref.split())}
 
 
-def run_set(name: str, pages: list, rounds: int) -> dict:
-    session = OrtWorker(models=name, threads=2).session()
-    out = {}
+def run_sets(names: list, pages: list, rounds: int) -> dict:
+    """set -> page -> scores and native time. Sets alternate within every round of every page, so load from
+    elsewhere on the machine falls on all of them alike (the ratios hold even when the absolute times do not)."""
+    sessions = {name: OrtWorker(models=name, threads=2).session() for name in names}
+    out = {name: {} for name in names}
     for page in pages:
         data = page["path"].read_bytes()
-        result = session.run(data).to_dict()          # warm-up, and the result that is scored
-        times = []
+        times = {name: [] for name in names}
+        for name in names:
+            result = sessions[name].run(data).to_dict()          # warm-up, and the result that is scored
+            out[name][page["name"]] = {**score(page, result["lines"]), "lines": len(result["lines"])}
         for _ in range(rounds):
-            t0 = time.perf_counter()
-            session.run(data)
-            times.append((time.perf_counter() - t0) * 1000)
-        s = score(page, result["lines"])
-        out[page["name"]] = {**s, "native_ms": statistics.median(times), "lines": len(result["lines"])}
-        print(f"  {name:<16} {page['name']:<20} CER {s['cer'] * 100:6.2f} %  WER {s['wer'] * 100:6.2f} %  "
-              f"{out[page['name']]['native_ms']:7.0f} ms", file=sys.stderr)
+            for name in names:
+                t0 = time.perf_counter()
+                sessions[name].run(data)
+                times[name].append((time.perf_counter() - t0) * 1000)
+        for name in names:
+            p = out[name][page["name"]]
+            p["native_ms"] = statistics.median(times[name])
+            print(f"  {name:<16} {page['name']:<20} CER {p['cer'] * 100:6.2f} %  WER {p['wer'] * 100:6.2f} %  "
+                  f"{p['native_ms']:7.0f} ms", file=sys.stderr)
     return out
 
 
@@ -100,9 +106,8 @@ def main(argv=None) -> None:
     sets = [s for s in model_sets.available() if not args.sets or s.name in args.sets.split(",")]
     pages = load_pages()
     browser = json.loads(args.browser.read_text()) if args.browser else {}
-    results, summary = {}, {}
+    results, summary = run_sets([s.name for s in sets], pages, args.rounds), {}
     for s in sets:
-        results[s.name] = run_set(s.name, pages, args.rounds)
         per = results[s.name]
         summary[s.name] = {"cer": pooled(per, "cer", "chars"), "wer": pooled(per, "wer", "words"),
                            "native_ms": sum(p["native_ms"] for p in per.values()), "mb": s.download_bytes / 1e6}

@@ -39,6 +39,8 @@ class ClsConfig:
     batch_size: int = 6
     thresh: float = 0.9
     labels: tuple = ("0", "180")
+    verify: bool = False            # re-read 180-degree lines upright too and keep the better reading (not in the
+                                    # reference pipeline, so off for the RapidOCR-parity set)
 
 
 @dataclass

@@ -1,16 +1,29 @@
-// The offline app: the first visit precaches everything (with byte progress, verified by sha256); with the
-// network off and the server gone, a reload still boots the engine (still cross-origin isolated) and OCRs an
-// image. Then a new build is deployed: it installs beside the old one, takes over on "Reload to update", and
-// the old cache is deleted.
+// The offline app: the first visit precaches the app and the DEFAULT model set (with byte progress, verified by
+// sha256), not the other sets; a set used once online is saved when it is fetched. With the network off and the
+// server gone, a reload still boots the engine on that set (still cross-origin isolated) and OCRs an image, and
+// the default set works too. Then a new build is deployed: it installs beside the old one (keeping the used
+// set), takes over on "Reload to update", and the old cache is deleted.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium } from './fixtures.js';
+import { launchChromium, runNative } from './fixtures.js';
 import { APP_DIST, DATA, expect, nativeResult, startServer, test } from './product_fixtures.js';
 import { writeServiceWorker } from '../../web/src/sw/vite_plugin_pwa.js';
 
 const PAGE = process.env.RETTO_PAGE ?? '';
 const TIMEOUT = 4 * 60_000;
+const MANIFEST = JSON.parse(readFileSync(join(APP_DIST, 'assets', 'manifest.json'), 'utf8'));
+const DEFAULT = MANIFEST.default_model_set;
+const OTHER = DEFAULT === 'ppocr-v6-tiny' ? 'ppocr-v4' : 'ppocr-v6-tiny'; // small, fast: the set used once
+/** assets/ paths of a set: its files, and its WebGL folder (the default's is precached as before). */
+function setFiles(name, { webgl = true } = {}) {
+  const e = MANIFEST.model_sets[name];
+  const dir = webgl && e.webgl ? e.webgl.replace(/[^/]*$/, '') : null;
+  return [...new Set([...Object.values(e.files).map((f) => f.file),
+    ...Object.keys(MANIFEST.files).filter((f) => dir && f.startsWith(dir))])].map((f) => `/assets/${f}`);
+}
+const cachedPaths = (page, name) => page.evaluate(async (n) => (await (await caches.open(n)).keys())
+  .map((r) => new URL(r.url).pathname), name);
 
 function recorder() {
   window.__offlineTexts = [];
@@ -32,8 +45,10 @@ function nextBuild(dist, marker) {
   return { dir, version: writeServiceWorker(dir).version };
 }
 
-test('PWA: precache on first visit, OCR offline with the server stopped, clean update', async () => {
+test('PWA: precache on first visit, a set used once works offline, OCR with the server stopped, clean update', async () => {
   const native = nativeResult(join(DATA, 'baiona.png'));
+  const nativeOther = runNative(['-m', 'retto', '--models', OTHER, '--images', join(DATA, 'baiona.png'),
+    '--format', 'json', '--no-progress']).then((out) => JSON.parse(out)[0]);
   let server = await startServer({ dir: APP_DIST, isolation: true });
   const { port, origin } = new URL(server.url);
   const browser = await launchChromium();
@@ -53,10 +68,33 @@ test('PWA: precache on first visit, OCR offline with the server stopped, clean u
     expect(seen.some((t) => /Saving for offline use: [\d.]+ [KM]?B of [\d.]+ MB/.test(t)), seen.join('\n')).toBe(true);
     const v1 = await page.evaluate(() => caches.keys());
     expect(v1).toHaveLength(1);
-    const cached = await page.evaluate(async (name) => (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname), v1[0]);
-    const manifest = await page.evaluate(() => fetch('assets/manifest.json').then((r) => r.json()));
-    for (const f of Object.keys(manifest.files)) expect(cached).toContain(`/assets/${f}`);
+    const cached = await cachedPaths(page, v1[0]);
+    const modelFiles = new Set(Object.keys(MANIFEST.model_sets).flatMap((n) => setFiles(n)));
+    for (const f of Object.keys(MANIFEST.files).map((p) => `/assets/${p}`)) {
+      if (!modelFiles.has(f)) expect(cached).toContain(f); // Pyodide, onnxruntime-web, the wheel
+    }
+    for (const f of setFiles(DEFAULT)) expect(cached).toContain(f); // the default set, WebGL variants included
+    const defaultFiles = new Set(setFiles(DEFAULT));
+    for (const name of Object.keys(MANIFEST.model_sets).filter((n) => n !== DEFAULT)) {
+      for (const f of setFiles(name).filter((p) => !defaultFiles.has(p))) expect(cached, `${name} not precached`).not.toContain(f);
+    }
     expect(cached).toContain(`/${PAGE || 'index.html'}`);
+
+    // Cache on fetch: a file of a set nobody asked to save is kept once fetched (the page's bytes as they came).
+    const third = Object.keys(MANIFEST.model_sets).find((n) => n !== DEFAULT && n !== OTHER);
+    const probe = `/assets/${MANIFEST.model_sets[third].files.cls.file}`;
+    expect(await page.evaluate((u) => fetch(u).then((r) => r.arrayBuffer()).then((b) => b.byteLength), probe))
+      .toBe(MANIFEST.model_sets[third].files.cls.size);
+    await expect.poll(async () => (await cachedPaths(page, v1[0])).includes(probe), { timeout: 30_000 }).toBe(true);
+
+    // Another set, used once online: the service worker saves its files as the OCR worker fetches them.
+    await page.locator('#model-set').selectOption(OTHER);
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
+    await expect(page.locator('#backend-info')).toContainText('wasm');
+    await expect.poll(async () => {
+      const now = await cachedPaths(page, v1[0]);
+      return setFiles(OTHER, { webgl: false }).filter((f) => !now.includes(f));
+    }, { timeout: 60_000 }).toEqual([]);
     // Installable: Chromium's own check of the manifest, icons and service worker finds nothing missing.
     const cdp = await context.newCDPSession(page);
     const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
@@ -70,14 +108,24 @@ test('PWA: precache on first visit, OCR offline with the server stopped, clean u
     await server.close();
     await context.setOffline(true);
     await page.reload();
+    await expect(page.locator('#model-set')).toHaveValue(OTHER); // remembered, and its files were saved
     await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
     expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true); // cached responses keep COOP/COEP
     await expect(page.locator('#backend-info')).toContainText(`${await page.evaluate(() => navigator.hardwareConcurrency)} thread`);
-    await page.locator('#pick-files').setInputFiles(join(DATA, 'baiona.png'));
-    const row = page.locator('#queue .job', { hasText: 'baiona.png' });
-    await expect(row).toHaveAttribute('data-status', /done|failed/, { timeout: TIMEOUT });
-    expect(await row.getAttribute('data-status'), await page.locator('#result-status').textContent()).toBe('done');
-    expect(await page.locator('#lines .line .text').allTextContents()).toEqual((await native).lines.map((l) => l.text));
+    const readOffline = async (expected) => {
+      if (await page.locator('#clear-queue').isEnabled()) await page.locator('#clear-queue').click();
+      await page.locator('#pick-files').setInputFiles(join(DATA, 'baiona.png'));
+      const row = page.locator('#queue .job', { hasText: 'baiona.png' });
+      await expect(row).toHaveAttribute('data-status', /done|failed/, { timeout: TIMEOUT });
+      expect(await row.getAttribute('data-status'), await page.locator('#result-status').textContent()).toBe('done');
+      expect(await page.locator('#lines .line .text').allTextContents()).toEqual((await expected).lines.map((l) => l.text));
+    };
+    await readOffline(nativeOther);
+    // The default set, offline too (precached).
+    await page.locator('#model-set').selectOption(DEFAULT);
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'loading');
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
+    await readOffline(native);
 
     // A new build is deployed on the same origin: it installs beside the running one, never mixed in.
     await context.setOffline(false);
@@ -90,6 +138,8 @@ test('PWA: precache on first visit, OCR offline with the server stopped, clean u
     await Promise.all([page.waitForEvent('load', { timeout: 60_000 }), // the page reloads into the new version
       page.locator('#offline-status button').click()]); // "Reload to update"
     await expect.poll(() => page.evaluate(() => caches.keys()), { timeout: 60_000 }).toEqual([`retto-${next.version}`]);
+    const carried = await cachedPaths(page, `retto-${next.version}`); // the set used once survived the update
+    for (const f of setFiles(OTHER, { webgl: false })) expect(carried).toContain(f);
     const after = await page.evaluate(() => fetch('embed-example/index.html').then((r) => r.text()));
     expect(after).toContain('build two');
     expect(offOrigin).toEqual([]);

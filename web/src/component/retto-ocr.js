@@ -3,11 +3,12 @@
 //   <script type="module" src="/retto-ocr.js"></script>
 //   <retto-ocr src="scan.png" backend="auto" show-boxes></retto-ocr>
 //
-// Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), asset-base (default: assets/ next to
-// this module), show-boxes. Method: recognize(blob | file | url) -> Promise<result JSON>. Events (bubbling,
-// composed): retto-progress {detail: progress event}, retto-result {detail: result JSON}, retto-error
-// {detail: {code, message, title, advice}}. All elements on a page with the same backend and asset base share
-// one web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
+// Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), models (a model set's name,
+// e.g. "ppocr-v6-tiny"; default: the build's default set), asset-base (default: assets/ next to this module),
+// show-boxes. Method: recognize(blob | file | url) -> Promise<result JSON>. Events (bubbling, composed):
+// retto-progress {detail: progress event}, retto-result {detail: result JSON}, retto-error {detail: {code,
+// message, title, advice}}. All elements on a page with the same backend, asset base and model set share one
+// web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
@@ -30,12 +31,14 @@ function styles() {
   return sheet;
 }
 
+/** "Chinese & English (classic) · wasm for det, cls and rec · 2 threads": which set, what runs it. */
 function describeEngine(info) {
-  return `Ready · ${describeBackends(info, { withReason: true })}`;
+  const set = info.modelSet?.label ? `${info.modelSet.label} · ` : '';
+  return `${set}${describeBackends(info, { withReason: true })}`;
 }
 
 export class RettoOcrElement extends HTMLElement {
-  static observedAttributes = ['src', 'backend', 'asset-base', 'show-boxes'];
+  static observedAttributes = ['src', 'backend', 'models', 'asset-base', 'show-boxes'];
 
   constructor() {
     super();
@@ -68,6 +71,8 @@ export class RettoOcrElement extends HTMLElement {
   set src(v) { this.setAttribute('src', v); }
   get backend() { return this.getAttribute('backend') || 'auto'; }
   set backend(v) { this.setAttribute('backend', v); }
+  get models() { return this.getAttribute('models') || ''; } // '' = the build's default set
+  set models(v) { if (v) this.setAttribute('models', v); else this.removeAttribute('models'); }
   get assetBase() { return this.getAttribute('asset-base') || DEFAULT_ASSET_BASE; }
   set assetBase(v) { this.setAttribute('asset-base', v); }
   get showBoxes() { return this.hasAttribute('show-boxes'); }
@@ -76,7 +81,7 @@ export class RettoOcrElement extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (old === value) return;
     if (name === 'show-boxes') this.view.boxesVisible = this.showBoxes;
-    if ((name === 'backend' || name === 'asset-base') && this.engineRef) this.connectEngine();
+    if ((name === 'backend' || name === 'models' || name === 'asset-base') && this.engineRef) this.connectEngine();
     if (name === 'src' && value && this.isConnected) this.recognize(value).catch(() => {}); // reported as an event
   }
 
@@ -95,13 +100,14 @@ export class RettoOcrElement extends HTMLElement {
   connectEngine() {
     if (this.engineRef) releaseEngine(this.engineRef.key);
     this.info = null;
-    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase }, (ev) => this.onProgress(ev));
+    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase, models: this.models || undefined },
+      (ev) => this.onProgress(ev));
     this.engineRef = ref;
     ref.engine.then((ocr) => {
       if (this.engineRef !== ref) return;
       this.info = ocr.info;
       this.progressEl.hidden = true;
-      if (!this.busy) this.setStatus(describeEngine(ocr.info));
+      if (!this.busy) this.setStatus(`Ready · ${describeEngine(ocr.info)}`);
       this.emit('retto-progress', { stage: 'ready', info: ocr.info });
     }, (e) => {
       if (this.engineRef === ref) this.fail(e);
@@ -161,8 +167,10 @@ export class RettoOcrElement extends HTMLElement {
     this.view.boxesVisible = this.showBoxes;
     this.resultEl.hidden = false;
     const n = result.lines.length;
-    this.setStatus(`${n} line${n === 1 ? '' : 's'} in ${(result.timings.total / 1000).toFixed(1)} s`
-      + (this.info ? ` · ${describeBackends(this.info, { withReason: true })}` : ''));
+    // The engine may have changed set since this result started: name the set that read it.
+    const engine = this.info && this.info.modelSet?.name === result.model_set ? ` · ${describeEngine(this.info)}`
+      : result.model_set ? ` · ${result.model_set}` : '';
+    this.setStatus(`${n} line${n === 1 ? '' : 's'} in ${(result.timings.total / 1000).toFixed(1)} s${engine}`);
   }
 
   fail(e) {

@@ -20,7 +20,9 @@ export function explainBackends(info) {
   return parts.join(' ');
 }
 
-export function loadingText(ev) {
+/** setLabel: the model set being loaded, named when given ("… for “Chinese & English (classic)” …"). */
+export function loadingText(ev, setLabel) {
   const what = ev.file === 'models' ? 'OCR models' : ev.file === 'python runtime' ? 'Python runtime' : ev.file;
-  return `Loading the OCR engine (${what}): ${formatBytes(ev.loaded)} of ${formatBytes(ev.total)}`;
+  const forSet = setLabel ? ` for “${setLabel}”` : '';
+  return `Loading the OCR engine${forSet} (${what}): ${formatBytes(ev.loaded)} of ${formatBytes(ev.total)}`;
 }

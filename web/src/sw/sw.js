@@ -1,8 +1,11 @@
-// Retto's service worker: the whole app (shell + Pyodide + onnxruntime-web + models) in one versioned cache.
-// The build (vite_plugin_pwa.js) prepends `const PRECACHE = {version, files: [{url, sha256, size}]}`; every
-// file is verified against its sha256 before it is stored. A new build means new bytes in this script, so the
-// browser installs the new version beside the old one; it takes over only when no page runs the old one (or
-// the person clicks "Reload to update"), then deletes the old cache: a page never sees a mix of versions.
+// Retto's service worker: the app (shell + Pyodide + onnxruntime-web + the default model set) in one versioned
+// cache. The build (vite_plugin_pwa.js) prepends `const PRECACHE = {version, defaultModelSet, files: [{url,
+// sha256, size}], onDemand: [{url, sha256, size, sets}]}`: `files` are saved at install; `onDemand` (the other
+// model sets) are saved into the same cache the first time the OCR worker fetches them, so a set used once
+// works offline afterwards. Every file is verified against its sha256 before it is stored. A new build means
+// new bytes in this script, so the browser installs the new version beside the old one (carrying over the
+// on-demand files that did not change); it takes over only when no page runs the old one (or the person
+// clicks "Reload to update"), then deletes the old cache: a page never sees a mix of versions.
 /* global PRECACHE */
 const CACHE_PREFIX = 'retto-';
 const CACHE_NAME = `${CACHE_PREFIX}${PRECACHE.version}`;
@@ -10,6 +13,7 @@ const PARALLEL = 4;
 const scope = new URL(self.registration.scope);
 const absolute = (rel) => new URL(rel, scope).href;
 const PRECACHED = new Set(PRECACHE.files.map((f) => absolute(f.url)));
+const ON_DEMAND = new Map(PRECACHE.onDemand.map((f) => [absolute(f.url), f]));
 
 async function tell(message) {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true, type: 'window' })) {
@@ -22,26 +26,49 @@ async function sha256Hex(buffer) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** Fetch one file, counting bytes as they arrive; returns a Response to store (same status and headers, so
- *  COOP/COEP and content types survive) once the body matches its sha256. */
-async function fetchVerified(file, onBytes) {
-  // 'no-cache' revalidates: on a first visit the page has just downloaded these files, so most come back as
-  // 304 from the HTTP cache instead of being downloaded twice.
-  const res = await fetch(absolute(file.url), { cache: 'no-cache' });
-  if (!res.ok) throw new Error(`${file.url}: HTTP ${res.status}`);
+/** Read a body stream into a Response to store (same headers, so COOP/COEP and content types survive), once
+ *  it matches the size and sha256 the build recorded; throws otherwise. */
+async function verifiedResponse(file, stream, headers, onBytes = () => {}) {
   // The build recorded every size: read straight into a buffer of that size (a longer body is corrupt too).
   const body = new Uint8Array(file.size);
   let offset = 0;
-  const reader = res.body.getReader();
+  const reader = stream.getReader();
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     if (offset + chunk.value.length > body.length) throw new Error(`${file.url}: larger than the build recorded`);
     body.set(chunk.value, offset);
     offset += chunk.value.length;
     onBytes(chunk.value.length);
   }
-  const got = await sha256Hex(body);
+  const got = await sha256Hex(offset === body.length ? body : body.subarray(0, offset));
   if (got !== file.sha256) throw new Error(`${file.url}: sha256 ${got} does not match the build manifest`);
-  return new Response(body, { status: 200, statusText: 'OK', headers: res.headers });
+  return new Response(body, { status: 200, statusText: 'OK', headers });
+}
+
+/** Fetch one file, counting bytes as they arrive; resolves to a verified Response to store. */
+async function fetchVerified(file, onBytes) {
+  // 'no-cache' revalidates: on a first visit the page has just downloaded these files, so most come back as
+  // 304 from the HTTP cache instead of being downloaded twice.
+  const res = await fetch(absolute(file.url), { cache: 'no-cache' });
+  if (!res.ok) throw new Error(`${file.url}: HTTP ${res.status}`);
+  return verifiedResponse(file, res.body, res.headers, onBytes);
+}
+
+/** On-demand files an older version saved (a set used before this update) move into the new cache when their
+ *  bytes are still what this build recorded: an update does not make a used set need the network again. */
+async function carryOverOnDemand(cache) {
+  const older = (await caches.keys()).filter((n) => n.startsWith(CACHE_PREFIX) && n !== CACHE_NAME);
+  for (const file of PRECACHE.onDemand) {
+    const url = absolute(file.url);
+    if (await cache.match(url)) continue;
+    for (const name of older) {
+      const hit = await (await caches.open(name)).match(url);
+      if (!hit) continue;
+      try {
+        await cache.put(url, await verifiedResponse(file, hit.body, hit.headers));
+        break;
+      } catch { /* changed in this build: it will be fetched again when used */ }
+    }
+  }
 }
 
 async function precache() {
@@ -77,6 +104,24 @@ async function precache() {
     }
   }));
   tell({ type: 'precache-progress', loaded: total, total, version: PRECACHE.version });
+  await carryOverOnDemand(cache);
+}
+
+/** Save one on-demand file from a response the page is reading (a tee of its body), if it verifies. */
+async function saveOnDemand(file, stream, headers) {
+  const cache = await caches.open(CACHE_NAME);
+  await cache.put(absolute(file.url), await verifiedResponse(file, stream, headers));
+}
+
+/** Save a model set's files now (the page asks for the set it runs on: it may have been loaded before this
+ *  worker was active). Its WebGL variants are saved only when fetched: most never run on WebGL. */
+async function saveModelSet(name) {
+  const cache = await caches.open(CACHE_NAME);
+  for (const file of PRECACHE.onDemand) {
+    if (!file.sets.includes(name) || /\/webgl\//.test(file.url) || await cache.match(absolute(file.url))) continue;
+    await cache.put(absolute(file.url), await fetchVerified(file, () => {}));
+  }
+  tell({ type: 'model-set-saved', set: name });
 }
 
 self.addEventListener('install', (event) => {
@@ -99,16 +144,19 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('message', (event) => {
   if (event.data?.type === 'skip-waiting') self.skipWaiting();
   if (event.data?.type === 'version') event.source?.postMessage({ type: 'version', version: PRECACHE.version, cache: CACHE_NAME });
+  if (event.data?.type === 'cache-model-set' && event.data.set !== PRECACHE.defaultModelSet) {
+    event.waitUntil(saveModelSet(String(event.data.set)).catch((e) => tell({ type: 'model-set-error', set: event.data.set, message: e.message })));
+  }
 });
 
-/** The cache key for a request: precached files by path (the query is ignored), folders by their index.html. */
+/** The cache key for a request: app files by path (the query is ignored), folders by their index.html. */
 function cacheKey(request) {
   const url = new URL(request.url);
   if (url.origin !== scope.origin) return null;
   url.search = '';
   url.hash = '';
   if (url.pathname.endsWith('/')) url.pathname += 'index.html';
-  return PRECACHED.has(url.href) ? url.href : null;
+  return PRECACHED.has(url.href) || ON_DEMAND.has(url.href) ? url.href : null;
 }
 
 self.addEventListener('fetch', (event) => {
@@ -118,6 +166,13 @@ self.addEventListener('fetch', (event) => {
   event.respondWith((async () => {
     const cache = await caches.open(CACHE_NAME);
     const hit = await cache.match(key);
-    return hit ?? fetch(event.request); // a miss means the cache was cleared under us
+    if (hit) return hit;
+    const res = await fetch(event.request); // precached: the cache was cleared under us; on demand: first use
+    const file = ON_DEMAND.get(key);
+    if (!file || !res.ok || !res.body || event.request.headers.has('range')) return res;
+    // The page reads one branch as it arrives (its byte progress stays live); the other is verified and saved.
+    const [forPage, forCache] = res.body.tee();
+    event.waitUntil(saveOnDemand(file, forCache, res.headers).catch(() => {})); // a bad file is just not saved
+    return new Response(forPage, { status: res.status, statusText: res.statusText, headers: res.headers });
   })());
 });

@@ -2,7 +2,10 @@
 //  - copies web/embed-example/ verbatim (a plain host page, deliberately not processed by Vite),
 //  - lists every file of dist/ with its sha256 (runtime assets: the sha256 from assets/manifest.json, checked
 //    against the file so a stale manifest fails the build instead of a service worker that never installs),
-//  - writes dist/sw.js = that list + web/src/sw/sw.js. The version is a hash of the list.
+//    split in two: `files`, precached at install (the app shell, Pyodide, onnxruntime-web, the wheel and the
+//    DEFAULT model set with its WebGL variants), and `onDemand`, the other sets' files, which the service
+//    worker saves when they are first fetched (each set is 7-32 MB; nobody needs all of them offline),
+//  - writes dist/sw.js = both lists + web/src/sw/sw.js. The version is a hash of both lists.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -21,11 +24,29 @@ function walk(dir, out = []) {
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
+/** assets/ path -> the model set it belongs to (a set's files and its WebGL folder), for the sets in the manifest. */
+function modelSetOwners(manifest) {
+  const owners = new Map();
+  for (const [name, entry] of Object.entries(manifest.model_sets ?? {})) {
+    const webglDir = entry.webgl ? entry.webgl.replace(/[^/]*$/, '') : null;
+    for (const path of Object.keys(manifest.files)) {
+      if (webglDir && path.startsWith(webglDir)) owners.set(path, [...(owners.get(path) ?? []), name]);
+    }
+    for (const f of Object.values(entry.files)) owners.set(f.file, [...(owners.get(f.file) ?? []), name]);
+  }
+  return owners;
+}
+
 export function buildPrecacheList(outDir) {
   const manifestPath = join(outDir, 'assets', 'manifest.json');
   if (!existsSync(manifestPath)) throw new Error(`${manifestPath} missing: assemble the runtime assets first`);
-  const assetHashes = JSON.parse(readFileSync(manifestPath, 'utf8')).files;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const assetHashes = manifest.files;
+  const owners = modelSetOwners(manifest);
+  const defaultSet = manifest.default_model_set;
+  if (!manifest.model_sets?.[defaultSet]) throw new Error(`assets/manifest.json: default_model_set ${defaultSet} is not a model set`);
   const files = [];
+  const onDemand = [];
   for (const path of walk(outDir).sort()) {
     const url = relative(outDir, path).split(sep).join('/');
     if (SKIP.some((re) => re.test(url))) continue;
@@ -36,10 +57,14 @@ export function buildPrecacheList(outDir) {
       if (!inManifest) throw new Error(`${url} is not listed in assets/manifest.json`);
       if (inManifest.sha256 !== hash) throw new Error(`${url}: sha256 differs from assets/manifest.json`);
     }
-    files.push({ url, sha256: inManifest?.sha256 ?? hash, size: bytes.length });
+    const entry = { url, sha256: inManifest?.sha256 ?? hash, size: bytes.length };
+    // A model file is precached only if the default set uses it (a file two sets share counts as the default's).
+    const sets = url.startsWith('assets/models/') ? (owners.get(url.slice('assets/'.length)) ?? []) : null;
+    if (sets && !sets.includes(defaultSet)) onDemand.push({ ...entry, sets });
+    else files.push(entry);
   }
-  const version = sha256(JSON.stringify(files)).slice(0, 16);
-  return { version, files };
+  const version = sha256(JSON.stringify({ files, onDemand })).slice(0, 16);
+  return { version, defaultModelSet: defaultSet, files, onDemand };
 }
 
 export const SW_SOURCE = fileURLToPath(new URL('./sw.js', import.meta.url));
@@ -63,8 +88,9 @@ export default function rettoPwa({ swSource = SW_SOURCE, embedExample = EMBED_EX
     closeBundle() {
       if (embedExample && existsSync(embedExample)) cpSync(embedExample, join(outDir, 'embed-example'), { recursive: true });
       const list = writeServiceWorker(outDir, swSource);
-      const mb = list.files.reduce((a, f) => a + f.size, 0) / 1e6;
-      this.info?.(`sw.js: ${list.files.length} files, ${mb.toFixed(1)} MB, version ${list.version}`);
+      const mb = (l) => (l.reduce((a, f) => a + f.size, 0) / 1e6).toFixed(1);
+      this.info?.(`sw.js: precache ${list.files.length} files, ${mb(list.files)} MB; on first use `
+        + `${list.onDemand.length} files, ${mb(list.onDemand)} MB; version ${list.version}`);
     },
   };
 }

@@ -8,31 +8,42 @@ import { OcrQueue } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
 import { describeBackends, explainBackends, loadingText } from '../shared/engine_text.js';
-import { setUpOffline } from './pwa.js';
+import { saveModelSetOffline, setUpOffline } from './pwa.js';
+import { ModelSetChoice } from './model_set_choice.js';
+import { backendForSet, listModelSets } from '../shared/model_sets.js';
 
 const $ = (id) => document.getElementById(id);
 const ASSET_BASE = new URL('assets/', document.baseURI).href;
 const BACKENDS = ['auto', 'wasm', 'webgpu', 'webgl'];
 
 const state = { engineKey: null, engine: null, info: null, selected: null };
+let markStarted;
+const started = new Promise((resolve) => { markStarted = resolve; }); // images added before the first boot wait
 
 // ---- engine -------------------------------------------------------------------------------------------
-function startEngine(backend) {
+/** (Re)start the engine for the chosen backend and model set. A switch ends the old worker at once; the job it
+ *  cuts off and the waiting ones run on the new engine (the page is not reloaded). */
+function startEngine() {
   if (state.engineKey) {
     queue.engineRestarted();
-    releaseEngine(state.engineKey);
+    releaseEngine(state.engineKey, { now: true });
   }
+  const set = sets.current; // null if the list could not be read: the build's default set
+  const { backend } = backendForSet($('backend').value, set);
+  sets.describe($('backend').value);
   state.info = null;
-  setEngineState('loading', 'Starting the OCR engine…');
-  const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE }, showLoading);
+  setEngineState('loading', set ? `Starting the OCR engine for “${set.label}”…` : 'Starting the OCR engine…');
+  const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE, models: set?.name }, showLoading);
   state.engineKey = key;
   state.engine = engine;
+  markStarted();
   engine.then((ocr) => {
     if (state.engine !== engine) return;
     state.info = ocr.info;
     $('loading').hidden = true;
     setEngineState('ready', describeBackends(ocr.info, { withReason: true }), explainBackends(ocr.info));
     if (state.selected) details.show(state.selected, state.info);
+    if (import.meta.env.PROD) saveModelSetOffline(ocr.info.modelSet?.name);
   }, (err) => {
     if (state.engine !== engine) return;
     $('loading').hidden = true;
@@ -50,19 +61,21 @@ function setEngineState(s, text, title = '') {
 function showLoading(ev) {
   if (ev.stage !== 'load') return;
   $('loading').hidden = false;
-  $('loading-text').textContent = loadingText(ev);
+  $('loading-text').textContent = loadingText(ev, sets.current?.label);
   $('loading-bar').max = ev.total || 1;
   $('loading-bar').value = ev.loaded;
 }
 
 // ---- queue and views -------------------------------------------------------------------------------------
-const queue = new OcrQueue(() => state.engine);
+const queue = new OcrQueue(() => started.then(() => state.engine));
 const queueView = new QueueView($('queue'), $('queue-empty'), (job) => select(job, true));
+const sets = new ModelSetChoice({ select: $('model-set'), summary: $('model-set-summary'), note: $('model-set-note') },
+  () => startEngine());
 const details = new DetailView({
   title: $('result-title'), status: $('result-status'), body: $('result-body'), actions: $('result-actions'),
   count: $('line-count'), timings: $('timings'), timingsList: $('timings-list'), figure: $('figure'),
-  lines: $('lines'), showBoxes: $('show-boxes'),
-}, { onCopyLine: (text) => copy(text, 'Line copied') });
+  lines: $('lines'), showBoxes: $('show-boxes'), readWith: $('result-set'),
+}, { onCopyLine: (text) => copy(text, 'Line copied'), modelSetLabel: (name) => sets.labelOf(name) });
 
 function select(job, byUser = false) {
   state.selected = job;
@@ -181,7 +194,7 @@ const initial = [params.get('backend'), localStorage.getItem('retto.backend'), '
 $('backend').value = initial;
 $('backend').addEventListener('change', () => {
   localStorage.setItem('retto.backend', $('backend').value);
-  startEngine($('backend').value);
+  startEngine();
 });
 
 // ---- offline ------------------------------------------------------------------------------------------------
@@ -199,9 +212,18 @@ function showOffline(s) {
   }
 }
 
-startEngine(initial);
-// The service worker precaches ~75 MB: start it once the engine has its files, so the bytes mostly come from
-// the HTTP cache instead of being downloaded twice on the first visit.
-if (import.meta.env.PROD) {
-  state.engine.finally(() => setUpOffline(showOffline).catch((e) => showOffline({ state: 'error', text: `Offline mode unavailable: ${e.message}` })));
+// ---- start: read the model sets (?models=NAME picks one), then boot -----------------------------------------
+async function start() {
+  try {
+    sets.load(await listModelSets(ASSET_BASE), params.get('models'));
+  } catch {
+    $('model-set').replaceChildren(new Option('Default', '')); // no list: the engine reports what is wrong
+  }
+  startEngine();
+  // The service worker precaches the app and the default set: start it once the engine has its files, so the
+  // bytes mostly come from the HTTP cache instead of being downloaded twice on the first visit.
+  if (import.meta.env.PROD) {
+    state.engine.finally(() => setUpOffline(showOffline).catch((e) => showOffline({ state: 'error', text: `Offline mode unavailable: ${e.message}` })));
+  }
 }
+start();

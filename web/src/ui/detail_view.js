@@ -6,8 +6,10 @@ import { STATUS_LABEL } from './queue.js';
 import { stageText, timingRows } from './stage_text.js';
 
 export class DetailView {
-  constructor(els, { onCopyLine }) {
-    this.els = els; // {title, status, body, actions, count, timings, timingsList, figure, lines, showBoxes}
+  /** modelSetLabel(name): the words for the set that read a result (result.model_set). */
+  constructor(els, { onCopyLine, modelSetLabel = (name) => name }) {
+    this.els = els; // {title, status, body, actions, count, timings, timingsList, figure, lines, showBoxes, readWith}
+    this.modelSetLabel = modelSetLabel;
     this.view = new ResultView({ figure: els.figure, list: els.lines, onCopyLine });
     this.job = null;
     this.shownResult = null;
@@ -21,18 +23,21 @@ export class DetailView {
     if (!job) {
       e.title.textContent = 'Result';
       e.status.replaceChildren('Add an image to see its text here.');
-      e.body.hidden = e.actions.hidden = e.timings.hidden = true;
+      e.body.hidden = e.actions.hidden = e.timings.hidden = e.readWith.hidden = true;
       this.view.clear();
       this.shownResult = null;
       return;
     }
+    // Which set read it: results from before a switch keep the set that made them.
+    e.readWith.hidden = job.status !== 'done' || !job.result.model_set;
+    if (!e.readWith.hidden) e.readWith.textContent = `Read with: ${this.modelSetLabel(job.result.model_set)}`;
     e.title.textContent = job.name;
     if (job.status === 'done') {
       if (this.shownResult !== job.result) { // rebuild only when the result changes (keeps focus and selection)
         this.view.show({ imageUrl: job.url, name: job.name, result: job.result });
         this.view.boxesVisible = e.showBoxes.checked;
         this.shownResult = job.result;
-        e.timingsList.replaceChildren(...timingRows(job.result, info).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+        e.timingsList.replaceChildren(...timingRows(job.result, info, this.modelSetLabel).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
       }
       const n = job.result.lines.length;
       e.count.textContent = `(${n} line${n === 1 ? '' : 's'})`;

@@ -1,5 +1,6 @@
 // Offline support, page side: register the service worker, relay its precache progress, and offer a reload
-// when a new version is installed (the new worker waits, so a page never runs on a mix of versions).
+// when a new version is installed (the new worker waits, so a page never runs on a mix of versions). The
+// precache holds the app and the default model set; other sets are saved when first used (sw.js).
 import { formatBytes } from '../shared/format.js';
 
 /** onStatus({state: 'saving'|'ready'|'update'|'unsupported'|'error', text, loaded?, total?, apply?}) */
@@ -40,5 +41,15 @@ export async function setUpOffline(onStatus) {
   });
   await navigator.serviceWorker.ready;
   installed = true;
-  if (!reg.waiting) onStatus({ state: 'ready', text: 'Works offline: everything is saved on this device.' });
+  if (!reg.waiting) {
+    onStatus({ state: 'ready', text: 'Works offline: the app and its models are saved on this device '
+      + '(another “Text to read” choice is saved the first time you use it).' });
+  }
+}
+
+/** Make sure the set the page runs on is in the offline cache. The service worker saves a set's files as the
+ *  OCR worker fetches them, but a set loaded before it was active (first visit, still installing) went past it. */
+export function saveModelSetOffline(name) {
+  if (!name || !('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ type: 'cache-model-set', set: name }));
 }

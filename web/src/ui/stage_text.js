@@ -16,9 +16,10 @@ export function stageText(ev) {
 }
 
 /** Rows for the timings panel: [label, value]. */
-export function timingRows(result, info) {
+export function timingRows(result, info, modelSetLabel = (name) => name) {
   const t = result.timings ?? {};
   const rows = [
+    ...(result.model_set ? [['Model set', `${modelSetLabel(result.model_set)} (${result.model_set})`]] : []),
     ['Decode', formatMs(t.decode)],
     ['Detect', `${formatMs(t.det)} (model ${formatMs(t.infer?.det)})`],
     ['Orientation', `${formatMs(t.cls)} (model ${formatMs(t.infer?.cls)})`],
