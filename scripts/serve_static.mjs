@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Static server for dist/ on 127.0.0.1 with COOP/COEP (cross-origin isolation) — used by the run command,
-// the e2e tests (which also start it with isolation off) and the benchmark.
+// Static server for dist/ on 127.0.0.1 with COOP/COEP (cross-origin isolation) and a strict CSP — used by the
+// run command, the e2e tests (which also start it with isolation off) and the benchmarks.
 //   node scripts/serve_static.mjs [--dir dist] [--port 8080] [--no-isolation]
+// Any request gets an answer (400/404/405 for bad ones) and the server keeps serving; nothing outside the
+// served dir or a mount is ever read. web/public/_headers and docs/nginx.conf repeat SECURITY_HEADERS and
+// ISOLATION_HEADERS for other hosts (tests/e2e/serving.spec.js keeps them equal).
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TYPES = {
@@ -15,39 +18,126 @@ const TYPES = {
   '.zip': 'application/zip', '.whl': 'application/zip', '.onnx': 'application/octet-stream', '.txt': 'text/plain',
 };
 
-/** mounts: {'/prefix/': '/some/dir'} serves extra folders (the e2e tests mount tests/data/ this way). */
-export function startServer({ dir = 'dist', port = 0, host = '127.0.0.1', isolation = true, mounts = {}, onRequest } = {}) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    onRequest?.(req.method, url.pathname);
-    const mount = Object.keys(mounts).find((m) => url.pathname.startsWith(m));
+// Everything comes from our own origin; why each extra source is there (see README "Hosting dist/ elsewhere"):
+//  - 'wasm-unsafe-eval': compiling WebAssembly (Pyodide, its wheels' .so files, onnxruntime-web). Not 'unsafe-eval'.
+//  - the sha256 sources: the inline <style>/<script> blocks of dev.html and embed-example/index.html (the
+//    serving spec fails, naming the new hash, if one of them changes).
+//  - style-src-attr 'unsafe-inline': the result view sizes its stage with a style="aspect-ratio…" attribute
+//    (web/src/shared/result_view.js). Attributes only — <style> elements stay limited to the hashes above.
+//  - blob:/data: images: result images are shown from object URLs; dev.html's icon is `data:,`.
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval' 'sha256-zcSCbYv68WbxjNzaPq23TiIC8iEkjjO7Xm7ACXAZXp4='",
+  "style-src 'self' 'sha256-dyu2c14ofCUdrXPhrsuYp3kuADfyGAWd2710KE3a85g=' 'sha256-YtG8IKoxjbfHXJQvgyx+AAcxuwTZQwTTpWfT5pb+TNA='",
+  "style-src-attr 'unsafe-inline'",
+  "img-src 'self' blob: data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Sent with every response. */
+export const SECURITY_HEADERS = {
+  'Content-Security-Policy': CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** Sent with every response unless isolation is off (onnxruntime-web needs them for threads). */
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+/**
+ * The decoded path segments of a request target, or an HTTP status to answer instead. Browsers resolve dot
+ * segments before sending, so any left (raw or %2e-encoded) are refused rather than resolved; so are NUL,
+ * backslashes and encoded slashes, which could mean something else to the file system than to the URL.
+ */
+export function parseTarget(target) {
+  if (typeof target !== 'string' || !target.startsWith('/')) return 400; // absolute-form, `*`, garbage
+  const raw = target.split(/[?#]/, 1)[0].split('/').slice(1);
+  const segs = [];
+  for (const [i, seg] of raw.entries()) {
+    let s;
+    try { s = decodeURIComponent(seg); } catch { return 400; } // truncated escape, invalid UTF-8
+    if (s === '.' || s === '..' || /[\0\\/]/.test(s)) return 400;
+    if (s === '' && i < raw.length - 1) return 404; // `//`, `/a//b`: no such file (never served as another one)
+    segs.push(s);
+  }
+  return segs;
+}
+
+const REPORT_PATH = '/__csp-report__';
+
+/** mounts: {'/prefix/': '/some/dir'} serves extra folders (the e2e tests mount tests/data/ this way).
+ *  onCspReport (tests): adds a same-origin report-uri and gets every violation report — pages and workers
+ *  alike, which a page's securitypolicyviolation listener cannot see. */
+export function startServer({ dir = 'dist', port = 0, host = '127.0.0.1', isolation = true, mounts = {}, onRequest,
+  onCspReport } = {}) {
+  const base = { ...SECURITY_HEADERS, ...(isolation ? ISOLATION_HEADERS : {}) };
+  if (onCspReport) base['Content-Security-Policy'] += `; report-uri ${REPORT_PATH}`;
+  const answer = (res, status, extra = {}) => {
+    res.writeHead(status, { ...base, 'Content-Type': 'text/plain; charset=utf-8', ...extra });
+    res.end(status === 304 || status === 204 ? undefined : `${status}\n`);
+  };
+
+  const handle = (req, res) => {
+    const segs = parseTarget(req.url);
+    const pathname = typeof segs === 'number' ? req.url : `/${segs.join('/')}`;
+    onRequest?.(req.method, pathname);
+    if (typeof segs === 'number') return answer(res, segs);
+    if (onCspReport && req.method === 'POST' && pathname === REPORT_PATH) {
+      const body = [];
+      req.on('data', (b) => body.push(b)).on('end', () => {
+        try { onCspReport(JSON.parse(Buffer.concat(body).toString())['csp-report']); } catch { /* not a report */ }
+        answer(res, 204);
+      });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, { Allow: 'GET, HEAD' });
+
+    const mount = Object.keys(mounts).find((m) => pathname.startsWith(m));
     const root = resolve(mount ? mounts[mount] : dir);
-    const rel = mount ? url.pathname.slice(mount.length) : url.pathname;
-    let path = normalize(join(root, decodeURIComponent(rel)));
-    if (path !== root && !path.startsWith(root + sep)) { res.writeHead(403).end(); return; }
+    let path = resolve(root, ...(mount ? pathname.slice(mount.length).split('/') : segs));
+    if (path !== root && !path.startsWith(root + sep)) return answer(res, 404); // belt and braces
     let st;
     try {
       st = statSync(path);
-      if (st.isDirectory()) { path = join(path, 'index.html'); st = statSync(path); }
+      if (st.isDirectory()) {
+        // `/embed-example` → `/embed-example/`, or its relative URLs would resolve against the parent.
+        if (!pathname.endsWith('/')) return answer(res, 301, { Location: `/${segs.map(encodeURIComponent).join('/')}/` });
+        path = join(path, 'index.html');
+        st = statSync(path);
+      }
+      if (!st.isFile()) return answer(res, 404);
     } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
-      return;
+      return answer(res, 404); // missing, ENAMETOOLONG, ENOTDIR…
     }
     const etag = `"${createHash('sha1').update(`${path}:${st.size}:${st.mtimeMs}`).digest('hex')}"`;
     const headers = {
+      ...base,
       'Content-Type': TYPES[extname(path)] || 'application/octet-stream',
       'Cache-Control': 'no-cache', // revalidate (304) so a rebuilt dist/ is never stale; bodies stay cached
       ETag: etag,
     };
-    if (isolation) {
-      headers['Cross-Origin-Opener-Policy'] = 'same-origin';
-      headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
-    }
     if (req.headers['if-none-match'] === etag) { res.writeHead(304, headers).end(); return; }
     headers['Content-Length'] = st.size;
     res.writeHead(200, headers);
-    if (req.method === 'HEAD') res.end();
-    else createReadStream(path).pipe(res);
+    if (req.method === 'HEAD') { res.end(); return; }
+    createReadStream(path).on('error', () => res.destroy()).pipe(res); // file gone mid-read: drop the connection
+  };
+
+  const server = createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (e) { // a bug here must cost one request, not the server
+      console.error(`serve_static: ${req.method} ${req.url}: ${e?.stack ?? e}`);
+      if (!res.headersSent) answer(res, 500); else res.destroy();
+    }
   });
   return new Promise((ok) => server.listen(port, host, () => {
     const url = `http://${host}:${server.address().port}/`;

@@ -2,20 +2,30 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import logging
+import os
+import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from . import model_sets
-from .errors import INTERNAL_ERROR, INVALID_CONFIG, RettoError
+from .errors import INTERNAL_ERROR, INVALID_CONFIG, OUTPUT_FAILED, RettoError
+from .image import DEFAULT_MAX_FILE_BYTES, display_path, read_image_file
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="retto", description="On-device OCR (PaddleOCR PP-OCR models) over onnxruntime.")
+    p = argparse.ArgumentParser(
+        prog="retto", description="On-device OCR (PaddleOCR PP-OCR models) over onnxruntime.",
+        epilog="Each result names its input in `path`; a name that is not UTF-8 shows its odd bytes as \\xNN there "
+               "and carries its exact bytes in `path_bytes_b64` (base64). Exit codes: 0 all read, 1 some input "
+               "failed (error records; output_failed on stderr), 2 nothing could start, 130 interrupted (the "
+               "JSON written so far stays valid).")
     p.add_argument("--images", nargs="+", metavar="PATH",
                    help="image files and/or directories (searched recursively for image files)")
     p.add_argument("--format", choices=["json", "jsonl", "text", "tsv"], default="json")
@@ -34,6 +44,8 @@ def parse_args(argv=None):
     p.add_argument("--print-config", action="store_true",
                    help="print the settings of the model set (--models) as JSON and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="N",
+                   help="refuse (file_too_large) image files over N bytes (default: 200 MB)")
     args = p.parse_args(argv)
     if not (args.images or args.list_models or args.print_config):
         p.error("the following arguments are required: --images")
@@ -68,16 +80,45 @@ def info_command(args) -> int | None:
 
 def collect_images(paths) -> list:
     """(path, name relative to the argument) pairs: files as given; directories walked recursively for image
-    suffixes. Missing paths are kept so they get their own error line instead of vanishing."""
+    suffixes, following symlinked folders (each real folder once, so a symlink loop neither hangs nor repeats).
+    Missing paths and non-regular files are kept so they get their own error line instead of vanishing."""
     out = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
-            out.extend((p, p.relative_to(path)) for p in found)
+            found, seen = [], set()
+            for folder, dirs, files in os.walk(path, followlinks=True, onerror=_unlistable):
+                st = os.stat(folder)
+                if (st.st_dev, st.st_ino) in seen:
+                    dirs[:] = []
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+                # Real folders before symlinked ones, so a folder reached both ways is listed under its own name.
+                dirs.sort(key=lambda d: (os.path.islink(os.path.join(folder, d)), d))
+                found += [Path(folder, f) for f in files if Path(f).suffix.lower() in IMAGE_SUFFIXES]
+            out.extend((p, p.relative_to(path)) for p in sorted(found))
         else:
             out.append((path, Path(path.name)))
     return out
+
+
+def _unlistable(exc: OSError) -> None:
+    # A folder we cannot list holds results we cannot give: say so instead of skipping it silently.
+    print(f"retto: warning: cannot list {display_path(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
+
+
+def check_output_dir(out_dir: Path) -> str | None:
+    """Why results cannot be written into out_dir (None: they can). Tried for real, with a file created and
+    removed, because permission bits say nothing for root or a read-only mount."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except FileExistsError:
+        return f"--output {display_path(out_dir)} exists and is not a directory"
+    except OSError as exc:
+        return f"cannot write into --output {display_path(out_dir)}: {exc.strerror or exc}"
+    return None
 
 
 def output_path(out_dir: Path, rel: Path, ext: str, taken: set) -> Path:
@@ -89,11 +130,20 @@ def output_path(out_dir: Path, rel: Path, ext: str, taken: set) -> Path:
         target = out_dir / rel.parent / f"{rel.name}.{n}.{ext}"
         n += 1
     taken.add(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
     return target
 
 
-def render(path: Path, record: dict, fmt: str) -> str:
+def path_fields(path: Path) -> dict:
+    """`path` as readable text; a name that is not UTF-8 also gets its exact bytes in `path_bytes_b64`."""
+    raw = os.fsencode(path)
+    try:
+        raw.decode("utf-8")
+        return {"path": str(path)}
+    except UnicodeDecodeError:
+        return {"path": display_path(path), "path_bytes_b64": base64.b64encode(raw).decode("ascii")}
+
+
+def render(path: str, record: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(record, ensure_ascii=False, indent=2)
     if fmt == "jsonl":
@@ -117,13 +167,13 @@ class Progress:
     def __init__(self, total: int, enabled: bool):
         self.total, self.enabled, self.tty = total, enabled, sys.stderr.isatty()
 
-    def update(self, done: int, path: Path, status: str, ms: float):
+    def update(self, done: int, path: str, status: str, ms: float):
         if not self.enabled:
             return
         if self.tty:
             width = 24
             fill = int(width * done / max(self.total, 1))
-            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} {path.name[:30]:30} "
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} {Path(path).name[:30]:30} "
                              f"{status} {ms:.0f} ms")
             if done == self.total:
                 sys.stderr.write("\n")
@@ -132,66 +182,164 @@ class Progress:
         sys.stderr.flush()
 
 
+class InterruptGuard:
+    """Ctrl-C raises KeyboardInterrupt as usual, except inside `with guard:` (while a result is being written):
+    there it is held until the block ends, so an interrupt never leaves half a record on stdout."""
+
+    def __init__(self):
+        self.depth, self.pending, self.stopped, self.previous = 0, False, False, None
+        try:
+            self.previous = signal.signal(signal.SIGINT, self._on_sigint)
+        except ValueError:   # main() called outside the main thread: Python's own handling stays
+            pass
+
+    def _on_sigint(self, signum, frame):
+        if self.stopped:   # already stopping: a second Ctrl-C must not break the closing of the output
+            return
+        if self.depth:
+            self.pending = True
+        else:
+            self.stopped = True
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        self.depth += 1
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        if not self.depth and self.pending:
+            self.pending, self.stopped = False, True
+            raise KeyboardInterrupt
+
+    def restore(self):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+class Sink:
+    """Where results go: one file per input under --output, else stdout. On stdout, --format json is one array
+    streamed a record at a time (not collected until the end), so whatever finished is already out when a run
+    is interrupted, and close() makes it valid JSON."""
+
+    EXT = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv"}
+
+    def __init__(self, fmt: str, out_dir: Path | None, guard: InterruptGuard):
+        self.fmt, self.out_dir, self.guard, self.taken = fmt, out_dir, guard, set()
+        self.array = out_dir is None and fmt == "json"
+        self.count, self.closed = 0, False
+        if out_dir is None and hasattr(sys.stdout, "reconfigure"):
+            # JSON is UTF-8 by definition, whatever the locale; text never ends a batch over one character.
+            if fmt in ("json", "jsonl"):
+                sys.stdout.reconfigure(encoding="utf-8")
+            else:
+                sys.stdout.reconfigure(errors="backslashreplace")
+
+    def put(self, name: str, rel: Path, record: dict) -> str | None:
+        """Write one result; returns why it could not be written (None: written)."""
+        text = render(name, record, self.fmt)
+        if self.out_dir is None:
+            if self.array:
+                text = ("[\n" if self.count == 0 else ",\n") + "\n".join("  " + ln for ln in text.splitlines())
+            else:
+                text += "\n"
+            with self.guard:
+                self._write(text)
+                self.count += 1
+            return None
+        target = output_path(self.out_dir, rel, self.EXT[self.fmt], self.taken)
+        try:
+            with self.guard:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text + "\n", encoding="utf-8")
+        except FileExistsError:   # from mkdir: a file stands where the mirrored folder should be
+            return f"cannot create the folder {display_path(target.parent)}: a file of that name is in the way"
+        except OSError as exc:
+            return f"cannot write {display_path(target)}: {exc.strerror or exc}"
+        return None
+
+    def close(self):
+        if self.array and not self.closed:
+            with self.guard:
+                self._write("\n]\n" if self.count else "[]\n")
+                self.closed = True
+
+    def _write(self, text: str):
+        with self.guard:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+
+def ocr_one(session, path: Path, max_bytes: int) -> dict:
+    """One input's result or error record; nothing that goes wrong with one file ends the batch."""
+    try:
+        return session.run(read_image_file(path, max_bytes)).to_dict()
+    except RettoError as err:
+        return err.to_dict()
+    except Exception as exc:
+        return RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}").to_dict()
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     answered = info_command(args)
     if answered is not None:
         return answered
     logging.basicConfig(level=logging.WARNING, format="retto: %(levelname)s: %(message)s")
-    from .ort_worker import OrtWorker  # onnxruntime is only needed here, not by the pipeline
-
-    try:
-        overrides = read_overrides(args.config)
-        worker = OrtWorker(det=args.det_model, cls=args.cls_model, rec=args.rec_model, device=args.device,
-                           device_id=args.device_id, threads=args.threads, strict_device=args.strict_device,
-                           models_dir=args.models_dir, models=args.models)
-        session = worker.session(overrides)
-    except RettoError as err:
-        print(f"retto: {err.code}: {err.message}", file=sys.stderr)
-        return 2
-    providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
-    print(f"retto: model set {worker.model_set.name} ({worker.model_set.label}); providers {providers}",
-          file=sys.stderr)
-
+    # Everything that can be checked without the models is checked before they load.
     images = collect_images(args.images)
     if not images:
         print("retto: no image files found in " + " ".join(args.images), file=sys.stderr)
         return 2
     out_dir = Path(args.output) if args.output else None
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    progress = Progress(len(images), not args.no_progress)
-    failures = 0
-    json_items = []
-    written = set()
-    for n, (path, rel) in enumerate(images, 1):
-        t0 = time.perf_counter()
+    problem = out_dir and check_output_dir(out_dir)
+    if problem:
+        print(f"retto: {OUTPUT_FAILED}: {problem}", file=sys.stderr)
+        return 2
+    guard = InterruptGuard()
+    sink = Sink(args.format, out_dir, guard)   # writes nothing until the first result (or an interrupt)
+    done = 0
+    try:
+        from .ort_worker import OrtWorker  # onnxruntime is only needed here, not by the pipeline
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            record = {"error": {"code": "invalid_image", "message": f"cannot read the file: {exc.strerror or exc}"}}
-        else:
-            try:
-                record = session.run(data).to_dict()
-            except RettoError as err:
-                record = err.to_dict()
-            except Exception as exc:  # one odd file must never end the batch
-                record = RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}").to_dict()
-        record = {"path": str(path), **record}
-        ms = (time.perf_counter() - t0) * 1000.0
-        failed = "error" in record
-        failures += failed
-        status = f"error {record['error']['code']}" if failed else f"{len(record['lines'])} lines"
-        progress.update(n, path, status, ms)
-        if out_dir:
-            ext = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv"}[args.format]
-            output_path(out_dir, rel, ext, written).write_text(render(path, record, args.format) + "\n", encoding="utf-8")
-        elif args.format == "json":
-            json_items.append(record)
-        else:
-            print(render(path, record, args.format), flush=True)
-    if not out_dir and args.format == "json":
-        print(json.dumps(json_items, ensure_ascii=False, indent=2))
+            overrides = read_overrides(args.config)
+            worker = OrtWorker(det=args.det_model, cls=args.cls_model, rec=args.rec_model, device=args.device,
+                               device_id=args.device_id, threads=args.threads, strict_device=args.strict_device,
+                               models_dir=args.models_dir, models=args.models)
+            session = worker.session(overrides)
+        except RettoError as err:
+            if guard.stopped:   # Ctrl-C inside `import onnxruntime` can surface as an ImportError
+                raise KeyboardInterrupt from None
+            print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+            return 2
+        providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
+        print(f"retto: model set {worker.model_set.name} ({worker.model_set.label}); providers {providers}",
+              file=sys.stderr)
+
+        progress = Progress(len(images), not args.no_progress)
+        failures = 0
+        for n, (path, rel) in enumerate(images, 1):
+            t0 = time.perf_counter()
+            record = {**path_fields(path), **ocr_one(session, path, args.max_file_bytes)}
+            ms = (time.perf_counter() - t0) * 1000.0
+            failed = "error" in record
+            status = f"error {record['error']['code']}" if failed else f"{len(record['lines'])} lines"
+            problem = sink.put(record["path"], rel, record)
+            if problem:   # the result is lost for this input only; say so and go on
+                failed, status = True, f"error {OUTPUT_FAILED}"
+                print(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}", file=sys.stderr)
+            failures += failed
+            done = n
+            progress.update(n, record["path"], status, ms)
+        sink.close()
+    except KeyboardInterrupt:
+        sink.close()
+        print(f"\nretto: interrupted after {done} of {len(images)} images", file=sys.stderr)
+        return 130
+    except BrokenPipeError:   # the reader went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    finally:
+        guard.restore()
     if failures:
         print(f"retto: {failures} of {len(images)} images failed", file=sys.stderr)
     return 1 if failures else 0

@@ -10,6 +10,8 @@ BACKEND_UNAVAILABLE = "backend_unavailable"
 INFERENCE_FAILED = "inference_failed"
 INVALID_CONFIG = "invalid_config"
 INTERNAL_ERROR = "internal_error"
+FILE_TOO_LARGE = "file_too_large"   # a file over the byte limit, refused before it is read whole
+OUTPUT_FAILED = "output_failed"     # the CLI could not write an input's result file
 
 
 class RettoError(Exception):

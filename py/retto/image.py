@@ -5,42 +5,142 @@ Everything here runs unchanged in Pyodide, so it leans on Pillow's C code instea
 from __future__ import annotations
 
 import io
+import os
+import stat
 import warnings
 
 import numpy as np
 from PIL import Image, ImageOps
 
-from .errors import IMAGE_TOO_LARGE, INVALID_IMAGE, RettoError
+from .errors import FILE_TOO_LARGE, IMAGE_TOO_LARGE, INVALID_IMAGE, RettoError
 
 # We enforce our own pixel limit before decoding; Pillow's own bomb check would only warn below 2x its limit.
 Image.MAX_IMAGE_PIXELS = None
 
+# The only formats Image.open may try. Left to itself it tries every plugin Pillow has, EPS among them, which
+# hands the file to Ghostscript (an interpreter) on load. TGA goes last: it has no magic bytes to check first.
+SAFE_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "TIFF", "BMP", "DIB", "PPM", "ICO", "TGA")
+# Formats whose extra frames are frames or pages of the picture (a camera JPEG's MPO frames are only previews).
+MULTI_FRAME_FORMATS = {"GIF": "frames", "PNG": "frames", "WEBP": "frames", "TIFF": "pages"}
+DEFAULT_MAX_FILE_BYTES = 200_000_000
+
 
 def decode(source, max_pixels: int = 100_000_000) -> np.ndarray:
     """bytes | bytearray | memoryview | PIL.Image | ndarray -> HxWx3 RGB uint8 (EXIF orientation applied)."""
+    return decode_with_warnings(source, max_pixels)[0]
+
+
+def decode_with_warnings(source, max_pixels: int = 100_000_000) -> tuple[np.ndarray, list[str]]:
+    """decode(), plus what the result should warn about the input (e.g. frames of an animation left unread)."""
     if isinstance(source, np.ndarray):
-        return _from_array(source)
+        return _from_array(source), []
     if isinstance(source, Image.Image):
-        return _from_pil(source, max_pixels)
+        return _from_pil(source, max_pixels), frame_warnings(source)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         if not data:
             raise RettoError(INVALID_IMAGE, "the file is empty (0 bytes)")
+        unsupported = unsupported_format(data)
+        if unsupported:
+            raise RettoError(INVALID_IMAGE, unsupported)
         try:
-            img = Image.open(io.BytesIO(data))
+            img = Image.open(io.BytesIO(data), formats=SAFE_FORMATS)
         except Exception as exc:  # Pillow raises several types for unknown formats
-            raise RettoError(INVALID_IMAGE, f"not a recognised image format ({_first_bytes(data)})") from exc
-        return _from_pil(img, max_pixels)
+            known = _pillow_format(data)
+            if known:
+                raise RettoError(INVALID_IMAGE, f"{known} images are not supported: convert to PNG or JPEG") from exc
+            raise RettoError(INVALID_IMAGE, f"not a recognised image format ({_first_bytes(data)}); "
+                                            "PNG, JPEG, GIF, WebP, TIFF, BMP, PNM, ICO and TGA are read") from exc
+        notes = frame_warnings(img)
+        return _from_pil(img, max_pixels), notes
     raise RettoError(INVALID_IMAGE, f"unsupported input type {type(source).__name__}")
 
 
-def read_image_file(path) -> bytes:
-    """Read an image file for the native API; failures become invalid_image errors that name the file."""
+def frame_warnings(img: Image.Image) -> list[str]:
+    """Animated GIF/WebP/APNG and multi-page TIFF: only the first frame is read, and the result says so."""
+    kind = MULTI_FRAME_FORMATS.get(img.format or "")
+    if not kind:
+        return []
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        n = int(getattr(img, "n_frames", 1))   # walks the frames' headers and returns to the first one
+    except Exception:  # a damaged later frame must not cost the first one its result
+        return []
+    return [f"this file has {n} {kind}; only the first was read"] if n > 1 else []
+
+
+def unsupported_format(data: bytes) -> str | None:
+    """A known format we cannot read, said in words with what to do instead (None: not one of those)."""
+    head = data[:1024]
+    if head[4:8] == b"ftyp":   # ISO media: the brands say whether it is AVIF, HEIC or a video
+        brands = {head[i:i + 4] for i in range(8, min(len(head), int.from_bytes(head[:4], "big")), 4)}
+        if brands & {b"avif", b"avis"}:
+            return "AVIF images are not supported yet: convert to PNG or JPEG"
+        if brands & {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}:
+            return "HEIC/HEIF images are not supported yet: convert to PNG or JPEG"
+        return "this is a video or other ISO media file (MP4, MOV), not an image: save a frame as PNG or JPEG"
+    if head.startswith((b"\xff\x0a", b"\x00\x00\x00\x0cJXL ")):
+        return "JPEG XL images are not supported yet: convert to PNG or JPEG"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"%PDF"):
+        return "PDF input is not supported yet: render the pages to PNG first (e.g. pdftoppm -png -r 300)"
+    if text.startswith(b"%!PS") or head.startswith(b"\xc5\xd0\xd3\xc6"):
+        return "PostScript/EPS input is not supported: render it to PNG first (e.g. with Ghostscript)"
+    if text.startswith(b"<") and b"<svg" in head.lower():
+        return "SVG is a vector format and is not supported: export or render it to PNG first"
+    return None
+
+
+def _pillow_format(data: bytes) -> str | None:
+    """The name of a format Pillow knows but we do not open, by its header check alone (nothing is parsed)."""
+    Image.init()
+    for fmt, (_factory, accept) in Image.OPEN.items():
+        try:
+            if fmt not in SAFE_FORMATS and accept is not None and accept(data[:16]):
+                return fmt
+        except Exception:
+            continue
+    return None
+
+
+def display_path(path) -> str:
+    """A file name as readable text: bytes that are not UTF-8 shown as \\xNN (never lone surrogates, which
+    cannot be written as UTF-8)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def read_image_file(path, max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> bytes:
+    """Read an image file for the native API and the CLI; failures become invalid_image (or file_too_large)
+    errors that name the file. Only regular files are read (a FIFO blocks forever, /dev/zero never ends), and
+    never more than max_bytes (None: no limit)."""
+    name = display_path(path)
+    try:
+        _check_regular(os.stat(path), name)   # before opening: opening a FIFO waits for a writer
+        # O_NONBLOCK: should the file be swapped for a FIFO in between, opening it still returns at once.
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+            st = os.fstat(f.fileno())
+            _check_regular(st, name)
+            if max_bytes is not None and st.st_size > max_bytes:
+                raise RettoError(FILE_TOO_LARGE, _too_large(name, st.st_size, max_bytes))
+            data = f.read() if max_bytes is None else f.read(max_bytes + 1)   # bounded even if it grows
     except OSError as exc:
-        raise RettoError(INVALID_IMAGE, f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise RettoError(INVALID_IMAGE, f"cannot read {name}: {exc.strerror or exc}") from exc
+    if max_bytes is not None and len(data) > max_bytes:
+        raise RettoError(FILE_TOO_LARGE, _too_large(name, len(data), max_bytes))
+    return data
+
+
+def _check_regular(st: os.stat_result, name: str) -> None:
+    if stat.S_ISREG(st.st_mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+            else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+            or stat.S_ISBLK(st.st_mode) else "not a file")
+    raise RettoError(INVALID_IMAGE, f"{name} is not a regular file ({kind}); give the image file itself")
+
+
+def _too_large(name: str, size: int, limit: int) -> str:
+    return (f"{name} is over {size / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB "
+            "(raise it with the CLI's --max-file-bytes)")
 
 
 def _first_bytes(data: bytes) -> str:

@@ -16,7 +16,7 @@ from .config import Config
 from .crop import crop_line
 from .errors import INFERENCE_FAILED, RettoError
 from .geometry import reading_order
-from .image import decode, read_image_file, resize_linear
+from .image import decode_with_warnings, read_image_file, resize_linear
 from .result import OcrResult, TextLine
 from .worker import Worker
 
@@ -57,7 +57,7 @@ class Session:
         t_total = time.perf_counter()
 
         t0 = time.perf_counter()
-        img = decode(image, g.max_pixels)
+        img, input_warnings = decode_with_warnings(image, g.max_pixels)
         raw_h, raw_w = img.shape[:2]
         work, scale_x, scale_y, pad_top = self._prepare(img)
         timings["decode"] = _ms(t0)
@@ -115,8 +115,8 @@ class Session:
         timings["total"] = _ms(t_total)
         timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
         result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
-                           backend=dict(self.backend), versions=dict(self.versions), warnings=list(self.warnings),
-                           model_set=self.model_set)
+                           backend=dict(self.backend), versions=dict(self.versions),
+                           warnings=list(self.warnings) + input_warnings, model_set=self.model_set)
         notify("done", {"lines": len(lines), "result": result.to_dict()})
         return result
 

@@ -15,16 +15,17 @@ async function boot(app, name, options) {
 
 const texts = (result) => result.lines.map((l) => l.text);
 
+// WebGL runs the sets whose set file says so (their ops have WebGL kernels after the rewrites): PP-OCRv4 here.
 test('webgl: the full pipeline on a real crop gives the texts wasm gives; every model ran on WebGL', async ({ app }) => {
   const png = await cropPng('baiona.png', BAIONA_FOUR_LABELS);
   await app.open();
-  await boot(app, 'wasm', { backend: 'wasm' });
+  await boot(app, 'wasm', { backend: 'wasm', models: 'ppocr-v4' });
   const ref = await app.recognize(png, { ocr: 'wasm' });
   expect(ref.error).toBeUndefined();
   expect(ref.result.lines.length).toBeGreaterThanOrEqual(3); // the crop holds four map labels
   await app.page.evaluate(() => window.wasm.terminate());
 
-  const info = await boot(app, 'gl', { backend: 'webgl' });
+  const info = await boot(app, 'gl', { backend: 'webgl', models: 'ppocr-v4' });
   expect(info.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl' });
   expect(info.runtime).toBe('ort.all.min.mjs'); // WebGL + the wasm the canary compares against
   expect(info.probes.webgl.info.renderer).toMatch(/SwiftShader/); // what this machine has
@@ -42,6 +43,14 @@ test('webgl: the full pipeline on a real crop gives the texts wasm gives; every 
   const wrapped = await app.page.evaluate(() => window.gl.evalPython(
     'import gc, retto.buckets as b; [type(o).__name__ for o in gc.get_objects() if isinstance(o, b.BucketWorker)]'));
   expect(wrapped).toEqual(['BucketWorker']);
+});
+
+test('webgl is refused for a set WebGL cannot run (PP-OCRv6: Erf), with the set file\'s reason', async ({ app }) => {
+  await app.open();
+  const err = await app.page.evaluate(() => window.Retto.create({ backend: 'webgl', models: 'ppocr-v6-tiny' })
+    .then(() => null, (e) => ({ code: e.code, message: e.message })));
+  expect(err.code).toBe('backend_unavailable');
+  expect(err.message).toMatch(/Erf/);
 });
 
 test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {

@@ -294,7 +294,7 @@ def test_cli_batch_good_and_bad(tmp_path, image_paths, baiona, retto_session, ba
     for name, content in good.items():
         (batch / name).write_bytes(content)
 
-    proc = run_cli("--images", str(batch), "--format", "jsonl")
+    proc = run_cli("--models", "ppocr-v4", "--images", str(batch), "--format", "jsonl")   # as retto_session
     assert proc.returncode != 0, "a batch with unreadable files must exit non-zero"
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert len(records) == len(good) + len(expected_errors), proc.stdout + proc.stderr
