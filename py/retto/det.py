@@ -50,15 +50,20 @@ def normalize_bgr(img: np.ndarray, mean, std, out: np.ndarray | None = None) -> 
     return out
 
 
-def postprocess(pred: np.ndarray, src_h: int, src_w: int, cfg: DetConfig):
+def postprocess(pred: np.ndarray, src_h: int, src_w: int, cfg: DetConfig, stats: dict | None = None):
     """DB probability map [1, 1, H, W] -> (quads [n, 4, 2] float64 in source pixels, ordered tl,tr,br,bl;
-    box scores [n]). Boxes are not yet in reading order."""
+    box scores [n]). Boxes are not yet in reading order. `stats`, if given, receives the number of connected
+    components found ("components"), of which only the first cfg.max_candidates are considered."""
+    if stats is None:
+        stats = {}
+    stats["components"] = 0
     prob = np.asarray(pred, dtype=np.float32).reshape(pred.shape[-2:])
     height, width = prob.shape
     mask = prob > cfg.thresh
     if cfg.use_dilation:
         mask = dilate_2x2(mask)
     rows, starts, ends, labels = label_runs(mask)
+    stats["components"] = int(labels.max()) + 1 if labels.size else 0
     if labels.size == 0:
         return np.zeros((0, 4, 2)), np.zeros(0)
 

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from . import __version__, cls, det, rec
+from . import __version__, cls, det, rec, tiling
 from .config import Config
 from .crop import crop_line
 from .errors import INFERENCE_FAILED, RettoError
@@ -57,21 +57,25 @@ class Session:
         t_total = time.perf_counter()
 
         t0 = time.perf_counter()
-        img, input_warnings = decode_with_warnings(image, g.max_pixels)
+        img, warnings = decode_with_warnings(image, g.max_pixels)
         raw_h, raw_w = img.shape[:2]
-        work, scale_x, scale_y, pad_top = self._prepare(img)
+        strip = tiling.is_strip(raw_h, raw_w, g.max_side_len, g.width_height_ratio)
+        if strip:   # detected tile by tile at full size; boxes come back in image pixels
+            work, frame = img, (1.0, 1.0, 0, 0)
+        else:
+            work, *frame = self._prepare(img)
         timings["decode"] = _ms(t0)
         notify("decode", {"width": raw_w, "height": raw_h})
 
         # Detection.
         t0 = time.perf_counter()
-        x = det.preprocess(work, self.config.det)
-        pred = await self._infer("det", x, timings)
-        quads, _ = det.postprocess(pred, work.shape[0], work.shape[1], self.config.det)
-        order = reading_order(quads)
-        quads = [quads[i] for i in order]
+        if strip:
+            quads = await self._detect_strip(img, timings, warnings)
+        else:
+            quads = await self._detect(work, timings, warnings)
+        quads = [quads[i] for i in reading_order(quads)]
         timings["det"] = _ms(t0)
-        boxes_src = [self._to_source(q, scale_x, scale_y, pad_top, raw_w, raw_h) for q in quads]
+        boxes_src = [self._to_source(q, *frame, raw_w, raw_h) for q in quads]
         notify("det", {"boxes": len(quads), "quads": [b.tolist() for b in boxes_src]})
 
         # Orientation.
@@ -116,7 +120,7 @@ class Session:
         timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
         result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
                            backend=dict(self.backend), versions=dict(self.versions),
-                           warnings=list(self.warnings) + input_warnings, model_set=self.model_set)
+                           warnings=list(self.warnings) + warnings, model_set=self.model_set)
         notify("done", {"lines": len(lines), "result": result.to_dict()})
         return result
 
@@ -137,9 +141,35 @@ class Session:
                     texts[i] = (text, score)
                     angles[i] = 0
 
+    async def _detect(self, work: np.ndarray, timings: dict, warnings: list) -> list:
+        """One det run: quads in `work` pixels. A page with more text regions than det.max_candidates is read
+        only in part, so that is said, never silent."""
+        cfg = self.config.det
+        pred = await self._infer("det", det.preprocess(work, cfg), timings)
+        stats = {}
+        quads, _ = det.postprocess(pred, work.shape[0], work.shape[1], cfg, stats=stats)
+        if stats["components"] > cfg.max_candidates:
+            warnings.append(f"the image has {stats['components']} text regions; only the first "
+                            f"{cfg.max_candidates} were read (raise det.max_candidates to read them all)")
+        return list(quads)
+
+    async def _detect_strip(self, img: np.ndarray, timings: dict, warnings: list) -> list:
+        """Detect a strip (tiling.py) tile by tile, each at full size; quads in image pixels."""
+        h, w = img.shape[:2]
+        along_x = w > h
+        boxes = []
+        for k, (a, b) in enumerate(tiling.tile_spans(max(h, w), min(h, w), self.config.global_.max_side_len)):
+            tile = img[:, a:b] if along_x else img[a:b]
+            tile_work, *frame = self._prepare(tile)
+            for q in await self._detect(tile_work, timings, warnings):
+                q = self._to_source(q, *frame, tile.shape[1], tile.shape[0])
+                q[:, 0 if along_x else 1] += a
+                boxes.append((k, q))
+        return tiling.merge_tiles(boxes, along_x)
+
     def _prepare(self, img: np.ndarray):
-        """Global resize (cap the long side, raise the short side) and letterbox padding of very short or wide
-        images. Returns the working image and what is needed to map boxes back to the source."""
+        """Global resize (cap the long side, raise the short side) and letterbox padding of very short, wide or
+        tall images. Returns the working image and what is needed to map boxes back to the source."""
         g = self.config.global_
         h, w = img.shape[:2]
         scale_x = scale_y = 1.0
@@ -148,23 +178,32 @@ class Session:
             side = min(h, w) if grow else max(h, w)
             if (grow and side < limit) or (not grow and side > limit):
                 ratio = limit / side
+                if grow:   # never grow the long side past the cap (a 1 x 2000 strip would become 32 x 60000)
+                    ratio = min(ratio, max(g.max_side_len / max(h, w), 1.0))
                 nh = max(det.round32(int(h * ratio)), 32)
                 nw = max(det.round32(int(w * ratio)), 32)
                 img = resize_linear(img, nw, nh)
                 scale_x *= w / nw
                 scale_y *= h / nh
         h, w = img.shape[:2]
-        pad_top = 0
+        pad_top = pad_left = 0
         if h <= g.min_height or w / h > g.width_height_ratio:
             new_h = max(int(w / g.width_height_ratio), g.min_height) * 2
             pad_top = int(abs(new_h - h) / 2)
             img = np.pad(img, ((pad_top, pad_top), (0, 0), (0, 0)))
-        return img, scale_x, scale_y, pad_top
+        elif h / w > g.width_height_ratio:
+            # Tall images get the same letterbox turned 90 degrees (the reference pads only wide ones: a tall
+            # one made a det input as long as the image times 736 / its width, 45632 x 736 for 1 x 30000).
+            new_w = max(int(h / g.width_height_ratio), g.min_height) * 2
+            pad_left = int(abs(new_w - w) / 2)
+            img = np.pad(img, ((0, 0), (pad_left, pad_left), (0, 0)))
+        return img, scale_x, scale_y, pad_top, pad_left
 
     @staticmethod
-    def _to_source(quad, scale_x, scale_y, pad_top, raw_w, raw_h) -> np.ndarray:
+    def _to_source(quad, scale_x, scale_y, pad_top, pad_left, raw_w, raw_h) -> np.ndarray:
         q = np.asarray(quad, dtype=np.float64).copy()
         q[:, 1] -= pad_top
+        q[:, 0] -= pad_left
         q[:, 0] *= scale_x
         q[:, 1] *= scale_y
         q[:, 0] = np.clip(q[:, 0], 0, raw_w)
