@@ -63,7 +63,7 @@ def main() -> int:
     from retto import Config, Session
     from retto.ort_worker import OrtWorker
 
-    worker = OrtWorker(device="cpu", threads=args.threads)
+    worker = OrtWorker(device="cpu", threads=args.threads, models="ppocr-v4")   # the same models as RapidOCR
     ours = Session(worker, charset=worker.charset, config=Config(), backend=worker.backend,
                    versions=worker.versions)
     rapid = RapidOCR(intra_op_num_threads=args.threads, inter_op_num_threads=1)
