@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import model_sets
+from . import export, model_sets
 from .errors import INTERNAL_ERROR, INVALID_CONFIG, OUTPUT_FAILED, RettoError
 from .image import DEFAULT_MAX_FILE_BYTES, display_path, read_image_file
 
@@ -28,7 +28,9 @@ def parse_args(argv=None):
                "JSON written so far stays valid).")
     p.add_argument("--images", nargs="+", metavar="PATH",
                    help="image files and/or directories (searched recursively for image files)")
-    p.add_argument("--format", choices=["json", "jsonl", "text", "tsv"], default="json")
+    p.add_argument("--format", choices=list(export.TEXT_FORMATS), default="json",
+                   help="json | jsonl | text | tsv | md (paragraphs) | hocr | alto (one document per input: "
+                        "with several inputs, use --output)")
     p.add_argument("--output", metavar="DIR", help="write one result file per image into DIR instead of stdout")
     p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
     p.add_argument("--device-id", type=int, default=None)
@@ -143,24 +145,6 @@ def path_fields(path: Path) -> dict:
         return {"path": display_path(path), "path_bytes_b64": base64.b64encode(raw).decode("ascii")}
 
 
-def render(path: str, record: dict, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(record, ensure_ascii=False, indent=2)
-    if fmt == "jsonl":
-        return json.dumps(record, ensure_ascii=False)
-    if "error" in record:
-        err = record["error"]
-        return f"{path}\tERROR\t{err['code']}\t{err['message']}" if fmt == "tsv" else \
-            f"== {path} ==\nERROR {err['code']}: {err['message']}"
-    if fmt == "text":
-        return "\n".join([f"== {path} =="] + [line["text"] for line in record["lines"]])
-    rows = []
-    for i, line in enumerate(record["lines"]):
-        box = " ".join(f"{x:g},{y:g}" for x, y in line["box"])
-        rows.append(f"{path}\t{i}\t{line['score']:.4f}\t{box}\t{line['text']}")
-    return "\n".join(rows)
-
-
 class Progress:
     """A one-line progress bar on stderr (only when it is a terminal; plain per-image lines otherwise)."""
 
@@ -221,8 +205,6 @@ class Sink:
     streamed a record at a time (not collected until the end), so whatever finished is already out when a run
     is interrupted, and close() makes it valid JSON."""
 
-    EXT = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv"}
-
     def __init__(self, fmt: str, out_dir: Path | None, guard: InterruptGuard):
         self.fmt, self.out_dir, self.guard, self.taken = fmt, out_dir, guard, set()
         self.array = out_dir is None and fmt == "json"
@@ -236,7 +218,9 @@ class Sink:
 
     def put(self, name: str, rel: Path, record: dict) -> str | None:
         """Write one result; returns why it could not be written (None: written)."""
-        text = render(name, record, self.fmt)
+        if "error" in record and self.fmt in ("hocr", "alto"):
+            return None   # no document to write; the error is reported on stderr like any other
+        text = export.render(record, self.fmt, name)
         if self.out_dir is None:
             if self.array:
                 text = ("[\n" if self.count == 0 else ",\n") + "\n".join("  " + ln for ln in text.splitlines())
@@ -246,7 +230,7 @@ class Sink:
                 self._write(text)
                 self.count += 1
             return None
-        target = output_path(self.out_dir, rel, self.EXT[self.fmt], self.taken)
+        target = output_path(self.out_dir, rel, export.EXTENSIONS[self.fmt], self.taken)
         try:
             with self.guard:
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -291,6 +275,10 @@ def main(argv=None) -> int:
         print("retto: no image files found in " + " ".join(args.images), file=sys.stderr)
         return 2
     out_dir = Path(args.output) if args.output else None
+    if out_dir is None and len(images) > 1 and args.format in ("hocr", "alto"):
+        print(f"retto: {args.format} gives one document per input: use --output DIR for {len(images)} inputs",
+              file=sys.stderr)
+        return 2
     problem = out_dir and check_output_dir(out_dir)
     if problem:
         print(f"retto: {OUTPUT_FAILED}: {problem}", file=sys.stderr)

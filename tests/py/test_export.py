@@ -1,0 +1,97 @@
+"""retto.export: the formats the CLI (and, through the worker, the browser) write, checked by parsing them back."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from refkit import ROOT
+
+from retto import export
+
+# A hand-made result: two blocks, words on the first line only (the second line is one word), an & and quotes.
+RECORD = {
+    "path": "scan & co.png",
+    "image": {"width": 400, "height": 200},
+    "lines": [
+        {"box": [[10, 10], [210, 10], [210, 40], [10, 40]], "text": "Fish & \"chips\"", "score": 0.9,
+         "angle": 0, "words": [
+             {"text": "Fish", "box": [[10, 10], [70, 10], [70, 40], [10, 40]], "score": 0.95},
+             {"text": "&", "box": [[80, 10], [95, 10], [95, 40], [80, 40]], "score": 0.5},
+             {"text": "\"chips\"", "box": [[105, 10], [210, 10], [210, 40], [105, 40]], "score": 0.91}]},
+        {"box": [[10, 50], [200, 50], [200.6, 80.4], [10, 80]], "text": "a well-known exam-", "score": 0.8,
+         "angle": 0},
+        {"box": [[10, 90], [200, 90], [200, 120], [10, 120]], "text": "ple of it", "score": 0.7, "angle": 0},
+        {"box": [[10, 150], [120, 150], [120, 180], [10, 180]], "text": "Next para", "score": 0.6, "angle": 0},
+    ],
+    "blocks": [{"box": [[10, 10], [210, 10], [210, 120], [10, 120]], "lines": [0, 1, 2]},
+               {"box": [[10, 150], [120, 150], [120, 180], [10, 180]], "lines": [3]}],
+}
+
+XHTML = "{http://www.w3.org/1999/xhtml}"
+ALTO = "{http://www.loc.gov/standards/alto/ns-v4#}"
+
+
+def test_markdown_joins_hyphenated_line_ends_and_keeps_paragraphs():
+    assert export.render(RECORD, "md") == 'Fish & "chips" a well-known example of it\n\nNext para'
+    assert export.join_lines(["state-", "of-the-art", "X-", "Ray"]) == "state-of-the-art X- Ray"
+
+
+def test_hocr_parses_as_xhtml_with_page_lines_and_words():
+    root = ET.fromstring(export.render(RECORD, "hocr"))
+    page = root.find(f".//{XHTML}div[@class='ocr_page']")
+    assert page.get("title") == 'image "scan & co.png"; bbox 0 0 400 200'
+    lines = root.findall(f".//{XHTML}span[@class='ocr_line']")
+    assert [ln.get("title") for ln in lines] == ["bbox 10 10 210 40", "bbox 10 50 201 80", "bbox 10 90 200 120",
+                                                 "bbox 10 150 120 180"]
+    words = root.findall(f".//{XHTML}span[@class='ocrx_word']")
+    assert [w.text for w in words] == ["Fish", "&", '"chips"', "a well-known exam-", "ple of it", "Next para"]
+    assert words[1].get("title") == "bbox 80 10 95 40; x_wconf 50"
+    assert len({w.get("id") for w in words}) == len(words)
+    assert len(root.findall(f".//{XHTML}p[@class='ocr_par']")) == 2
+
+
+def test_alto_parses_with_its_namespace_and_positions():
+    root = ET.fromstring(export.render(RECORD, "alto"))
+    assert root.tag == f"{ALTO}alto"
+    page = root.find(f"{ALTO}Layout/{ALTO}Page")
+    assert (page.get("WIDTH"), page.get("HEIGHT")) == ("400", "200")
+    strings = root.findall(f".//{ALTO}String")
+    assert [s.get("CONTENT") for s in strings] == ["Fish", "&", '"chips"', "a well-known exam-", "ple of it",
+                                                  "Next para"]
+    assert (strings[0].get("HPOS"), strings[0].get("VPOS"), strings[0].get("WIDTH"), strings[0].get("HEIGHT")) \
+        == ("10", "10", "60", "30")
+    assert strings[1].get("WC") == "0.5000"
+    assert len(root.findall(f".//{ALTO}TextBlock")) == 2
+    assert len(root.findall(f".//{ALTO}SP")) == 2   # between the three words of line 1
+
+
+def test_errors_render_as_errors_and_have_no_xml_document():
+    err = {"path": "x.png", "error": {"code": "invalid_image", "message": "not an image"}}
+    assert export.render(err, "tsv") == "x.png\tERROR\tinvalid_image\tnot an image"
+    with pytest.raises(ValueError):
+        export.render(err, "alto")
+
+
+def test_cli_writes_each_format_from_a_real_page(tmp_path):
+    page = ROOT / "tests" / "testset" / "pages" / "dark_ui.png"
+    outputs = {}
+    for fmt in ("md", "hocr", "alto", "json"):
+        proc = subprocess.run([sys.executable, "-m", "retto", "--images", str(page), "--format", fmt,
+                               "--output", str(tmp_path / fmt), "--no-progress"], cwd=ROOT, capture_output=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        (out,) = (tmp_path / fmt).iterdir()
+        outputs[fmt] = out.read_text(encoding="utf-8")
+    record = json.loads(outputs["json"])
+    texts = [line["text"] for line in record["lines"]]
+    assert [w.text for w in ET.fromstring(outputs["hocr"]).iter(f"{XHTML}span") if w.get("class") == "ocrx_word"]
+    alto_words = [s.get("CONTENT") for s in ET.fromstring(outputs["alto"]).iter(f"{ALTO}String")]
+    assert " ".join(alto_words).split() == " ".join(texts).split()
+    assert outputs["md"].split() == " ".join(texts).split()
+    many = subprocess.run([sys.executable, "-m", "retto", "--images", str(page), str(page), "--format", "alto"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert many.returncode == 2 and "--output" in many.stderr
