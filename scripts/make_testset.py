@@ -207,6 +207,100 @@ def layout_invoice(blocks) -> Page:
     return page
 
 
+def flow_columns(page, blocks, columns, top, margin, gap, size, key="serif") -> None:
+    """Body paragraphs (pre-wrapped lines) flowed down `columns` equal columns, each filled to about the same
+    depth, a paragraph carrying over into the next column like in a magazine."""
+    w = page.image.size[0]
+    col_w = (w - 2 * margin - (columns - 1) * gap) // columns
+    lead, para_gap, body = round(size * 1.45), round(size * 0.7), font(key, size)
+    total = sum(len(b) for b in blocks) * lead + (len(blocks) - 1) * para_gap
+    depth = total / columns + lead // 2
+    column, y = 0, top
+    for b, para in enumerate(blocks):
+        if y > top:
+            y += para_gap
+        for row, line in para:
+            if y + lead > top + depth and column < columns - 1:
+                column, y = column + 1, top
+            x = margin + column * (col_w + gap)
+            page.text((x, y + size), line, body, b + 1, row, max_x=x + col_w, column=column)
+            y += lead
+
+
+def layout_columns(blocks, columns) -> Page:
+    """A4 article in 2 or 3 columns under a bold title that spans the columns."""
+    page, (w, _) = Page(A4), A4
+    margin = 100
+    (title_row, title), = blocks[0]
+    page.text((w // 2, 200), title, font("serif_bold", 40), 0, title_row, anchor="ms", max_x=w - margin)
+    page.draw.line([(margin, 240), (w - margin, 240)], fill="black", width=2)
+    if columns == 2:
+        flow_columns(page, blocks[1:], 2, 290, margin, 50, 22)
+    else:
+        flow_columns(page, blocks[1:], 3, 290, margin, 40, 20)
+    return page
+
+
+def layout_figure_note(blocks) -> Page:
+    """A4 page: title, body paragraphs, a drawn bar chart with its caption below, and a side note in the right
+    margin beside the second paragraph (read last, after the body it annotates)."""
+    page, (w, _) = Page(A4), A4
+    left, right, size = 120, 880, 24
+    lead, body = round(size * 1.5), font("serif", size)
+    title, *paras, note = blocks
+    (title_row, title_text), = title
+    page.text(((left + right) // 2, 190), title_text, font("serif_bold", 34), 0, title_row, anchor="ms")
+    y, note_y = 270, None
+    for b, para in enumerate(paras, 1):
+        if para[0][1].startswith("Figure"):        # the caption: draw the figure above it
+            top, bottom = y, y + 300
+            page.draw.rectangle([left, top, right, bottom], outline="black", width=2)
+            for i, v in enumerate([2, 0, 0, 14, 1, 0, 0, 0, 22, 3, 0, 0, 0, 0, 18, 1, 0, 0, 2, 0]):
+                x0 = left + 30 + i * 36
+                page.draw.rectangle([x0, bottom - 20 - v * 11, x0 + 22, bottom - 20], fill=(120, 120, 120))
+            y = bottom + 40
+            (row, caption), = para
+            page.text(((left + right) // 2, y), caption, font("serif_italic", 22), b, row, anchor="ms")
+            y += 2 * lead
+            continue
+        if b == 2:
+            note_y = y
+        for row, line in para:
+            page.text((left, y), line, body, b, row, max_x=right)
+            y += lead
+        y += lead // 2
+    small = font("serif_italic", 20)
+    for i, (row, line) in enumerate(note):
+        page.text((930, note_y + i * 28), line, small, len(blocks) - 1, row, max_x=w - 40)
+    return page
+
+
+# --------------------------------------------------------------------------------------------- turned pages
+
+def turn_page(page: Page, quarter_turns: int) -> Page:
+    """The page turned clockwise by 90 degrees per quarter turn (exact pixel transpose); GT quads follow, each
+    keeping its corners in the text's own order (first corner = where the text starts)."""
+    for _ in range(quarter_turns % 4):
+        h = page.image.size[1]
+        page.image = page.image.transpose(Image.Transpose.ROTATE_270)      # Pillow's ROTATE_270 is clockwise
+        for line in page.lines:
+            line["box"] = [[h - y, x] for x, y in line["box"]]
+    return page
+
+
+def skew_page(page: Page, degrees: float) -> Page:
+    """The page rotated by a few degrees (positive: clockwise), enlarged so no corner is cut, white behind."""
+    w, h = page.image.size
+    page.image = page.image.rotate(-degrees, Image.Resampling.BICUBIC, expand=True, fillcolor="white")
+    nw, nh = page.image.size
+    a = math.radians(degrees)
+    for line in page.lines:   # Pillow rotates about the centre; with expand the centre moves to the new centre
+        line["box"] = [[round(nw / 2 + (x - w / 2) * math.cos(a) - (y - h / 2) * math.sin(a), 1),
+                        round(nh / 2 + (x - w / 2) * math.sin(a) + (y - h / 2) * math.cos(a), 1)]
+                       for x, y in line["box"]]
+    return page
+
+
 UI = dict(bg=(30, 31, 34), bar=(43, 45, 48), panel=(37, 38, 41), rule=(60, 62, 66), text=(223, 225, 229),
           dim=(154, 160, 166), accent=(53, 116, 240), select=(46, 67, 110), outline=(88, 91, 96))
 
@@ -328,7 +422,23 @@ PAGES = {  # name: (kind, language, layout)
     "invoice": ("invoice", "en", layout_invoice),
     "dark_ui": ("screenshot", "en", layout_dark_ui),
     "photo_page": ("photo", "en", lambda b: photograph(layout_document(b, "serif", "serif_bold", 26))),
+    "columns_two": ("columns", "en", lambda b: layout_columns(b, 2)),
+    "columns_three": ("columns", "en", lambda b: layout_columns(b, 3)),
+    "figure_note": ("figure_note", "en", layout_figure_note),
+    "columns_two_rot90": ("turned", "en", lambda b: turn_page(layout_columns(b, 2), 1)),
+    "columns_two_rot180": ("turned", "en", lambda b: turn_page(layout_columns(b, 2), 2)),
+    "columns_two_rot270": ("turned", "en", lambda b: turn_page(layout_columns(b, 2), 3)),
+    "figure_note_skew_cw3": ("skewed", "en", lambda b: skew_page(layout_figure_note(b), 3.0)),
+    "columns_two_skew_ccw3": ("skewed", "en", lambda b: skew_page(layout_columns(b, 2), -3.0)),
 }
+# Pages drawn from another page's text (turned or skewed copies); every other page reads texts/<name>.txt.
+SOURCE_TEXT = {"columns_two_rot90": "columns_two", "columns_two_rot180": "columns_two",
+               "columns_two_rot270": "columns_two", "figure_note_skew_cw3": "figure_note",
+               "columns_two_skew_ccw3": "columns_two"}
+
+
+def text_name(name: str) -> str:
+    return SOURCE_TEXT.get(name, name)
 
 
 def image_name(name: str) -> str:
@@ -345,7 +455,7 @@ def gt_json(gt: dict) -> str:
 def render_page(name: str, out_dir: Path) -> dict:
     """Render one page into out_dir (image + <name>.gt.json); returns the ground truth."""
     kind, language, layout = PAGES[name]
-    page = layout(read_blocks(name))
+    page = layout(read_blocks(text_name(name)))
     w, h = page.image.size
     for line in page.lines:
         if not all(0 <= x <= w and 0 <= y <= h for x, y in line["box"]):
@@ -366,7 +476,7 @@ def stamp() -> str:
     """sha256 over everything the output depends on: this script, the texts, the fonts, the library versions."""
     h = hashlib.sha256()
     h.update(f"Pillow {PIL.__version__} numpy {np.__version__}\n".encode())
-    files = [Path(__file__).resolve()] + [TEXTS / f"{n}.txt" for n in PAGES]
+    files = [Path(__file__).resolve()] + [TEXTS / f"{t}.txt" for t in sorted(set(map(text_name, PAGES)))]
     files += sorted({FONT_DIR / p for p, _ in FONTS.values()})
     for f in files:
         h.update(f.name.encode() + b"\0" + f.read_bytes())

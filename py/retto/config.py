@@ -51,13 +51,28 @@ class RecConfig:
 
 
 @dataclass
+class LayoutConfig:
+    page_orientation: str = "off"   # "auto": find and undo a page turned 90/180/270 degrees (page_orientation.py);
+                                    # "off": read the image as given, like the reference
+    reading_order: str = "lines"    # "blocks": columns, titles and paragraphs (layout.py); "lines": the
+                                    # reference's per-line sort (top to bottom, then left to right)
+
+
+@dataclass
 class Config:
     global_: GlobalConfig = field(default_factory=GlobalConfig)
     det: DetConfig = field(default_factory=DetConfig)
     cls: ClsConfig = field(default_factory=ClsConfig)
     rec: RecConfig = field(default_factory=RecConfig)
+    layout: LayoutConfig = field(default_factory=LayoutConfig)
 
     def __post_init__(self) -> None:
+        if self.layout.page_orientation not in ("auto", "off"):
+            raise RettoError(INVALID_CONFIG, "layout.page_orientation must be 'auto' or 'off', "
+                                             f"not {self.layout.page_orientation!r}")
+        if self.layout.reading_order not in ("blocks", "lines"):
+            raise RettoError(INVALID_CONFIG, "layout.reading_order must be 'blocks' or 'lines', "
+                                             f"not {self.layout.reading_order!r}")
         if self.det.limit_type not in ("min", "max"):
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
@@ -75,7 +90,8 @@ class Config:
     def from_dict(cls, data: dict) -> "Config":
         """Build from a (possibly partial) dict; unknown sections or keys are an error, not silently ignored."""
         sections = {"global": ("global_", GlobalConfig), "det": ("det", DetConfig),
-                    "cls": ("cls", ClsConfig), "rec": ("rec", RecConfig)}
+                    "cls": ("cls", ClsConfig), "rec": ("rec", RecConfig),
+                    "layout": ("layout", LayoutConfig)}
         kwargs = {}
         for name, values in (data or {}).items():
             if name not in sections:

@@ -27,6 +27,8 @@ class OcrResult:
     versions: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     model_set: str | None = None                  # which model set read it (models/sets/<name>.json)
+    page_angle: int = 0                           # 0/90/180/270: the clockwise turn of the page that was undone
+    blocks: list = field(default_factory=list)    # [{"box": quad, "lines": [indexes into lines]}], reading order
 
     @property
     def text(self) -> str:
@@ -35,7 +37,10 @@ class OcrResult:
     def to_dict(self) -> dict:
         return {
             "image": {"width": self.width, "height": self.height},
+            "page_angle": int(self.page_angle),
             "lines": [line.to_dict() for line in self.lines],
+            "blocks": [{"box": [[round(float(x), 2), round(float(y), 2)] for x, y in b["box"]],
+                        "lines": [int(i) for i in b["lines"]]} for b in self.blocks],
             "timings": self.timings,
             "backend": self.backend,
             "model_set": self.model_set,

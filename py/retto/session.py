@@ -1,4 +1,6 @@
-"""The pipeline: decode -> det -> crop -> cls -> rec over any Worker, with per-stage timings and progress.
+"""The pipeline: decode -> det -> crop -> cls -> [page orientation] -> rec -> [layout] over any Worker, with
+per-stage timings and progress. With layout.page_orientation "auto", a page found turned 90/180/270 degrees is
+turned upright and det + cls run once more on it; boxes are always reported in the image as given.
 
 It is written once as a coroutine. `run_async` awaits the worker (the browser bridge returns promises);
 `run` drives the same coroutine synchronously for native workers, whose methods return arrays directly.
@@ -8,10 +10,11 @@ from __future__ import annotations
 import inspect
 import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, cls, det, rec, tiling
+from . import __version__, cls, det, layout, page_orientation, rec, tiling
 from .config import Config
 from .crop import crop_line
 from .errors import INFERENCE_FAILED, RettoError
@@ -19,6 +22,16 @@ from .geometry import reading_order
 from .image import decode_with_warnings, read_image_file, resize_linear
 from .result import OcrResult, TextLine
 from .worker import Worker
+
+
+@dataclass
+class _Lines:
+    """The lines found on one image: det quads (working pixels), their boxes (image pixels), crops and the
+    classifier's angles, index for index."""
+    quads: list
+    boxes: list
+    crops: list
+    angles: list
 
 
 def _ms(t0: float) -> float:
@@ -52,7 +65,7 @@ class Session:
 
     async def run_async(self, image, on_progress=None) -> OcrResult:
         notify = on_progress or (lambda stage, info: None)
-        g = self.config.global_
+        g, lay = self.config.global_, self.config.layout
         timings = {"infer": {"det": 0.0, "cls": 0.0, "rec": 0.0}}
         t_total = time.perf_counter()
 
@@ -60,39 +73,21 @@ class Session:
         img, warnings = decode_with_warnings(image, g.max_pixels)
         raw_h, raw_w = img.shape[:2]
         strip = tiling.is_strip(raw_h, raw_w, g.max_side_len, g.width_height_ratio)
-        if strip:   # detected tile by tile at full size; boxes come back in image pixels
-            work, frame = img, (1.0, 1.0, 0, 0)
-        else:
-            work, *frame = self._prepare(img)
         timings["decode"] = _ms(t0)
         notify("decode", {"width": raw_w, "height": raw_h})
 
-        # Detection.
-        t0 = time.perf_counter()
-        if strip:
-            quads = await self._detect_strip(img, timings, warnings)
-        else:
-            quads = await self._detect(work, timings, warnings)
-        quads = [quads[i] for i in reading_order(quads)]
-        timings["det"] = _ms(t0)
-        boxes_src = [self._to_source(q, *frame, raw_w, raw_h) for q in quads]
-        notify("det", {"boxes": len(quads), "quads": [b.tolist() for b in boxes_src]})
-
-        # Orientation.
-        t0 = time.perf_counter()
-        crops = [crop_line(work, q) for q in quads]
-        angles = [0] * len(crops)
-        if self.config.cls.enabled and crops:
-            batches = cls.batches_by_aspect(crops, self.config.cls.batch_size)
-            for n, idx in enumerate(batches):
-                probs = await self._infer("cls", cls.preprocess(crops, idx, self.config.cls), timings)
-                for i, (angle, _score, rotate) in zip(idx, cls.postprocess(probs, self.config.cls)):
-                    if rotate:
-                        crops[i] = np.ascontiguousarray(np.rot90(crops[i], 2))
-                        angles[i] = 180
-                notify("cls", {"done": min((n + 1) * self.config.cls.batch_size, len(crops)),
-                               "total": len(crops)})
-        timings["cls"] = _ms(t0)
+        # Detection and line orientation on the page as given; when the page itself is turned, once more on the
+        # page turned upright (det and cls only: recognition runs once, on the final lines).
+        page_angle, upright = 0, img
+        found = await self._find_lines(img, strip, 0, timings, warnings, notify)
+        if lay.page_orientation == "auto" and not strip and found.quads:
+            t0 = time.perf_counter()
+            page_angle = await self._page_angle(found, timings)
+            if page_angle:
+                upright = page_orientation.turn_upright(img, page_angle)
+                found = await self._find_lines(upright, strip, page_angle, timings, warnings, notify)
+            timings["orientation"] = _ms(t0)
+        crops, angles = found.crops, found.angles
         notify("cls", {"done": len(crops), "total": len(crops), "angles": angles})
 
         # Recognition.
@@ -114,15 +109,84 @@ class Session:
             await self._verify_flips(crops, angles, texts, timings)
         timings["rec"] = _ms(t0)
 
-        lines = [TextLine(box=b.tolist(), text=t, score=s, angle=a)
-                 for b, (t, s), a in zip(boxes_src, texts, angles) if s >= g.text_score]
+        kept = [i for i, (_t, s) in enumerate(texts) if s >= g.text_score]
+        up_h, up_w = upright.shape[:2]
+        blocks = []
+        if lay.reading_order == "blocks":
+            t0 = time.perf_counter()
+            order, groups, block_quads = layout.analyse([found.boxes[i] for i in kept])
+            kept = [kept[k] for k in order]
+            blocks = [{"box": page_orientation.to_source(q, page_angle, up_w, up_h).tolist(), "lines": lines}
+                      for q, lines in zip(block_quads, groups)]
+            timings["layout"] = _ms(t0)
+        lines = [TextLine(box=page_orientation.to_source(found.boxes[i], page_angle, up_w, up_h).tolist(),
+                          text=texts[i][0], score=texts[i][1], angle=angles[i]) for i in kept]
         timings["total"] = _ms(t_total)
         timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
         result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
                            backend=dict(self.backend), versions=dict(self.versions),
-                           warnings=list(self.warnings) + warnings, model_set=self.model_set)
+                           warnings=list(self.warnings) + warnings, model_set=self.model_set,
+                           page_angle=page_angle, blocks=blocks)
         notify("done", {"lines": len(lines), "result": result.to_dict()})
         return result
+
+    async def _find_lines(self, img: np.ndarray, strip: bool, page_angle: int, timings: dict, warnings: list,
+                          notify) -> "_Lines":
+        """Det, crops and the line classifier on `img` (the page as given, or turned upright by page_angle).
+        Boxes come back in `img` pixels; the det notice carries them in the pixels of the image as given."""
+        t0 = time.perf_counter()
+        if strip:   # detected tile by tile at full size; boxes come back in image pixels
+            work, frame = img, (1.0, 1.0, 0, 0)
+            quads = await self._detect_strip(img, timings, warnings)
+        else:
+            work, *frame = self._prepare(img)
+            quads = await self._detect(work, timings, warnings)
+        quads = [quads[i] for i in reading_order(quads)]
+        timings["det"] = timings.get("det", 0.0) + _ms(t0)
+        h, w = img.shape[:2]
+        boxes = [self._to_source(q, *frame, w, h) for q in quads]
+        notify("det", {"boxes": len(quads), "page_angle": page_angle,
+                       "quads": [page_orientation.to_source(b, page_angle, w, h).tolist() for b in boxes]})
+
+        t0 = time.perf_counter()
+        crops = [crop_line(work, q) for q in quads]
+        angles = [0] * len(crops)
+        if self.config.cls.enabled and crops:
+            batches = cls.batches_by_aspect(crops, self.config.cls.batch_size)
+            for n, idx in enumerate(batches):
+                probs = await self._infer("cls", cls.preprocess(crops, idx, self.config.cls), timings)
+                for i, (angle, _score, rotate) in zip(idx, cls.postprocess(probs, self.config.cls)):
+                    if rotate:
+                        crops[i] = np.ascontiguousarray(np.rot90(crops[i], 2))
+                        angles[i] = 180
+                notify("cls", {"done": min((n + 1) * self.config.cls.batch_size, len(crops)),
+                               "total": len(crops)})
+        timings["cls"] = timings.get("cls", 0.0) + _ms(t0)
+        return _Lines(quads, boxes, crops, angles)
+
+    async def _page_angle(self, found: "_Lines", timings: dict) -> int:
+        """The page's clockwise turn (page_orientation.py): the axis from the boxes; the half turn from reading
+        a sample of lines as found and turned 180 degrees, skipped on a horizontal page the classifier finds
+        upright."""
+        axis = page_orientation.text_axis(found.quads)
+        if axis is None:
+            return 0
+        if (axis == "horizontal" and self.config.cls.enabled
+                and page_orientation.flip_share(found.quads, found.angles) < page_orientation.FLIP_SHARE):
+            return 0
+        sample = page_orientation.sample_lines(found.quads, axis)
+        if not sample:
+            return 0
+        as_found = [found.crops[i] if found.angles[i] == 0 else np.ascontiguousarray(np.rot90(found.crops[i], 2))
+                    for i in sample]
+        pool = as_found + [np.ascontiguousarray(np.rot90(c, 2)) for c in as_found]
+        scores = [0.0] * len(pool)
+        for idx in cls.batches_by_aspect(pool, self.config.rec.batch_size):
+            probs = await self._infer("rec", rec.preprocess(pool, idx, self.config.rec), timings)
+            for j, (_text, score) in zip(idx, rec.ctc_decode(probs, self.labels)):
+                scores[j] = score
+        k = len(sample)
+        return page_orientation.decide(axis, float(np.mean(scores[:k])), float(np.mean(scores[k:])))
 
     async def _verify_flips(self, crops: list, angles: list, texts: list, timings: dict) -> None:
         """Read the lines the classifier turned 180 degrees once more the way they were found, and keep whichever

@@ -46,14 +46,15 @@ def long_line() -> tuple[bytes, str]:
 # One subprocess runs the strips through the Python API and reports its own peak RSS, so the figure is this
 # work's alone (not the test process's, which holds other sessions and images).
 MEASURE = """
-import json, resource, sys
+import json, re, sys
 from retto.ort_worker import OrtWorker
 session = OrtWorker(threads=2).session()
 out = {}
 for path in sys.argv[1:]:
     r = session.run(open(path, "rb").read()).to_dict()
     out[path] = {"texts": [l["text"] for l in r["lines"]], "warnings": r["warnings"]}
-out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM is this process image's own peak (ru_maxrss would also count the forking parent's RSS at exec time).
+out["peak_rss_mb"] = int(re.search(r"VmHWM:\s+(\d+) kB", open("/proc/self/status").read()).group(1)) / 1024
 print(json.dumps(out))
 """
 

@@ -18,7 +18,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import make_testset  # noqa: E402
 
 KINDS = {"english_prose", "english_two_column", "french", "german", "spanish", "chinese_english", "invoice",
-         "dark_ui", "photo_page"}
+         "dark_ui", "photo_page", "columns_two", "columns_three", "figure_note", "columns_two_rot90",
+         "columns_two_rot180", "columns_two_rot270", "figure_note_skew_cw3", "columns_two_skew_ccw3"}
 
 
 def rect(x0, y0, x1, y1):
@@ -125,7 +126,7 @@ def test_boxes_inside_images(pages):
 
 def test_gt_texts_are_the_source_lines(pages):
     for name, gt in pages.items():
-        source = (make_testset.TEXTS / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+        source = (make_testset.TEXTS / f"{make_testset.text_name(name)}.txt").read_text(encoding="utf-8").splitlines()
         cells = [cell for text in source if text.strip() for cell in text.split("\t")]
         assert [ln["text"] for ln in gt["lines"]] == cells, name
 

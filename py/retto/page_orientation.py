@@ -1,0 +1,87 @@
+"""Whole-page orientation (0, 90, 180 or 270 degrees), found from the page's own lines without a model of its own.
+
+Two measurements decide it:
+- the axis, from geometry: on a page turned a quarter, text lines are boxes much taller than wide;
+- the half turn, from recognition: a sample of lines is read as found and turned 180 degrees, and the page is
+  turned the way that reads with more confidence (upright text reads at ~0.9+, upside-down text far lower).
+  The line classifier's 180-degree votes only decide whether that check is needed on a horizontal page, so an
+  upright page costs nothing extra.
+
+`crop_line` turns a tall crop 90 degrees counter-clockwise; that reads upright when the page was turned 90 degrees
+clockwise, so on the vertical axis "as found" means 90 and "turned" means 270.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+ELONGATED = 2.0         # long side / short side for a box to count as a text line with a direction
+SAMPLE = 6              # lines read both ways to decide the half turn (one rec batch each way)
+FLIP_SHARE = 0.3        # below this share of 180-degree votes, a horizontal page is taken as upright unchecked
+MIN_SCORE = 0.75        # a quarter turn needs the sample to read this well (vertical CJK columns do not)
+
+
+def _sides(quad) -> tuple:
+    """(extent along x, extent along y) of a quad's edges tl->tr and tl->bl, as lengths."""
+    q = np.asarray(quad, dtype=np.float64)
+    return float(np.hypot(*(q[1] - q[0]))), float(np.hypot(*(q[3] - q[0])))
+
+
+def text_axis(quads) -> str | None:
+    """"horizontal" or "vertical": the direction most of the page's text runs (by line length); None when no
+    box is clearly a line."""
+    votes = {"horizontal": 0.0, "vertical": 0.0}
+    for q in quads:
+        q = np.asarray(q, dtype=np.float64)
+        dx, dy = np.ptp(q[:, 0]), np.ptp(q[:, 1])
+        long_, short = max(dx, dy), min(dx, dy)
+        if short > 0 and long_ / short >= ELONGATED:
+            votes["horizontal" if dx >= dy else "vertical"] += long_
+    if not any(votes.values()):
+        return None
+    return max(votes, key=votes.get)
+
+
+def flip_share(quads, angles) -> float:
+    """Share of the text (by line length) the line classifier turned 180 degrees."""
+    lengths = np.array([max(_sides(q)) for q in quads])
+    flipped = np.array([a == 180 for a in angles])
+    return float(lengths[flipped].sum() / max(lengths.sum(), 1e-9))
+
+
+def sample_lines(quads, axis: str, k: int = SAMPLE) -> list:
+    """Indexes of up to k long lines along `axis`: the most text to judge by, one rec batch."""
+    cand = []
+    for i, q in enumerate(quads):
+        q = np.asarray(q, dtype=np.float64)
+        dx, dy = np.ptp(q[:, 0]), np.ptp(q[:, 1])
+        long_, short = (dx, dy) if axis == "horizontal" else (dy, dx)
+        if short > 0 and long_ / short >= ELONGATED:
+            cand.append((long_, i))
+    return [i for _, i in sorted(cand, reverse=True)[:k]]
+
+
+def decide(axis: str | None, score_as_found: float, score_turned: float) -> int:
+    """The page angle from the axis and the sample's mean recognition scores read as found and turned 180."""
+    if axis is None:
+        return 0
+    turned = score_turned > score_as_found
+    if axis == "horizontal":
+        return 180 if turned else 0
+    if max(score_as_found, score_turned) < MIN_SCORE:
+        return 0          # tall boxes that read badly either way: vertical script, not a turned page
+    return 270 if turned else 90
+
+
+def turn_upright(img: np.ndarray, angle: int) -> np.ndarray:
+    """Undo a clockwise turn of `angle` degrees (np.rot90 turns counter-clockwise)."""
+    return np.ascontiguousarray(np.rot90(img, k=(angle // 90) % 4))
+
+
+def to_source(points, angle: int, upright_w: int, upright_h: int) -> np.ndarray:
+    """Points of the upright page back into the image as given (turned clockwise by `angle`)."""
+    p = np.asarray(points, dtype=np.float64).copy()
+    w, h = upright_w, upright_h
+    for _ in range((angle // 90) % 4):       # one clockwise quarter turn: (x, y) -> (h - y, x)
+        p = np.stack([h - p[..., 1], p[..., 0]], axis=-1)
+        w, h = h, w
+    return p
