@@ -45,7 +45,7 @@ def long_line() -> tuple[bytes, str]:
 
 # One subprocess runs the strips through the Python API and reports its own peak RSS, so the figure is this
 # work's alone (not the test process's, which holds other sessions and images).
-MEASURE = """
+MEASURE = r"""
 import json, re, sys
 from retto.ort_worker import OrtWorker
 session = OrtWorker(threads=2).session()
