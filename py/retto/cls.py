@@ -17,11 +17,15 @@ def batches_by_aspect(crops: list, batch_size: int) -> list:
     return [order[i:i + batch_size].tolist() for i in range(0, len(order), batch_size)]
 
 
+def content_width(crop: np.ndarray, height: int, width: int) -> int:
+    """How many of an input's `width` columns the crop fills once resized to `height` (the rest is padding)."""
+    h, w = crop.shape[:2]
+    return max(min(width, int(math.ceil(height * w / float(h)))), 1)
+
+
 def resize_pad(crop: np.ndarray, height: int, width: int) -> np.ndarray:
     """Resize to `height` keeping the aspect (capped at `width`), normalise, zero-pad on the right."""
-    h, w = crop.shape[:2]
-    new_w = min(width, int(math.ceil(height * w / float(h))))
-    new_w = max(new_w, 1)
+    new_w = content_width(crop, height, width)
     out = np.zeros((3, height, width), dtype=np.float32)
     normalize_bgr(resize_linear(crop, new_w, height), (0.5,) * 3, (0.5,) * 3, out=out[:, :, :new_w])
     return out

@@ -11,10 +11,17 @@ class TextLine:
     text: str
     score: float       # mean of the kept CTC max-probabilities
     angle: int         # 0 or 180: the orientation the classifier found (and undid before recognition)
+    words: list = field(default_factory=list)   # [{text, box, score}] from the CTC time steps (words.py)
 
     def to_dict(self) -> dict:
-        return {"box": [[round(float(x), 2), round(float(y), 2)] for x, y in self.box],
-                "text": self.text, "score": round(float(self.score), 5), "angle": int(self.angle)}
+        return {"box": _box(self.box), "text": self.text, "score": round(float(self.score), 5),
+                "angle": int(self.angle),
+                "words": [{"text": w["text"], "box": _box(w["box"]), "score": round(float(w["score"]), 5)}
+                          for w in self.words]}
+
+
+def _box(box) -> list:
+    return [[round(float(x), 2), round(float(y), 2)] for x, y in box]
 
 
 @dataclass

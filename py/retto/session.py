@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, cls, det, layout, page_orientation, rec, tiling
+from . import __version__, cls, det, layout, page_orientation, rec, tiling, words
 from .config import Config
-from .crop import crop_line
+from .crop import crop_line, is_turned
 from .errors import INFERENCE_FAILED, RettoError
 from .geometry import reading_order
 from .image import decode_with_warnings, read_image_file, resize_linear
@@ -93,20 +93,19 @@ class Session:
         # Recognition.
         t0 = time.perf_counter()
         texts = [("", 0.0)] * len(crops)
+        spans = [[] for _ in crops]   # per line: its words as fractions of the crop (words.py)
         if crops:
             batches = cls.batches_by_aspect(crops, self.config.rec.batch_size)
             done = 0
             for idx in batches:
-                probs = await self._infer("rec", rec.preprocess(crops, idx, self.config.rec), timings)
-                decoded = rec.ctc_decode(probs, self.labels)
-                for i, line in zip(idx, decoded):
-                    texts[i] = line
+                await self._read(crops, idx, texts, spans, timings)
+                decoded = [texts[i] for i in idx]
                 done += len(idx)
                 notify("rec", {"done": done, "total": len(crops),
                                "lines": [{"index": int(i), "text": t, "score": round(s, 5)}
                                          for i, (t, s) in zip(idx, decoded)]})
         if self.config.cls.verify:
-            await self._verify_flips(crops, angles, texts, timings)
+            await self._verify_flips(crops, angles, texts, spans, timings)
         timings["rec"] = _ms(t0)
 
         kept = [i for i, (_t, s) in enumerate(texts) if s >= g.text_score]
@@ -119,8 +118,15 @@ class Session:
             blocks = [{"box": page_orientation.to_source(q, page_angle, up_w, up_h).tolist(), "lines": lines}
                       for q, lines in zip(block_quads, groups)]
             timings["layout"] = _ms(t0)
-        lines = [TextLine(box=page_orientation.to_source(found.boxes[i], page_angle, up_w, up_h).tolist(),
-                          text=texts[i][0], score=texts[i][1], angle=angles[i]) for i in kept]
+        def source(box):
+            return page_orientation.to_source(box, page_angle, up_w, up_h).tolist()
+
+        lines = [TextLine(box=source(found.boxes[i]), text=texts[i][0], score=texts[i][1], angle=angles[i],
+                          words=[{"text": t, "score": sc,
+                                  "box": source(words.span_quad(found.boxes[i], u0, u1, is_turned(found.quads[i]),
+                                                                angles[i] == 180))}
+                                 for t, u0, u1, sc in spans[i]])
+                 for i in kept]
         timings["total"] = _ms(t_total)
         timings["infer"] = {k: round(v, 3) for k, v in timings["infer"].items()}
         result = OcrResult(width=raw_w, height=raw_h, lines=lines, timings=timings,
@@ -188,22 +194,36 @@ class Session:
         k = len(sample)
         return page_orientation.decide(axis, float(np.mean(scores[:k])), float(np.mean(scores[k:])))
 
-    async def _verify_flips(self, crops: list, angles: list, texts: list, timings: dict) -> None:
+    async def _read(self, crops: list, idx: list, texts: list, spans: list, timings: dict, replace=None) -> None:
+        """Recognise crops[idx] as one batch into texts and spans (where replace(i, score) says so, if given)."""
+        x = rec.preprocess(crops, idx, self.config.rec)
+        probs = await self._infer("rec", x, timings)
+        for j, (i, line) in enumerate(zip(idx, rec.ctc_decode(probs, self.labels))):
+            if replace is None or replace(i, line[1]):
+                texts[i] = line
+                width = cls.content_width(crops[i], self.config.rec.height, x.shape[3])
+                spans[i] = words.line_spans(probs[j], self.labels, x.shape[3], width)
+
+    async def _verify_flips(self, crops: list, angles: list, texts: list, spans: list, timings: dict) -> None:
         """Read the lines the classifier turned 180 degrees once more the way they were found, and keep whichever
         reading scores higher. The classifier alone flips some upright lines of the newer detectors' crops, and a
         flipped line reads as garbage with no error (seen on German serif text with PP-OCRv6 det)."""
         flipped = [i for i, a in enumerate(angles) if a == 180]
         if not flipped:
             return
-        upright = {i: np.ascontiguousarray(np.rot90(crops[i], 2)) for i in flipped}
-        pool = [upright[i] for i in flipped]
-        for idx in cls.batches_by_aspect(pool, self.config.rec.batch_size):
-            probs = await self._infer("rec", rec.preprocess(pool, idx, self.config.rec), timings)
-            for j, (text, score) in zip(idx, rec.ctc_decode(probs, self.labels)):
-                i = flipped[j]
-                if score > texts[i][1]:
-                    texts[i] = (text, score)
-                    angles[i] = 0
+        # The crops as found (the classifier's turn undone) stand in a scratch list; a line whose reading that
+        # way scores higher takes it, and its angle goes back to 0.
+        scratch = list(crops)
+        for i in flipped:
+            scratch[i] = np.ascontiguousarray(np.rot90(crops[i], 2))
+
+        def better(i, score):
+            if score > texts[i][1]:
+                angles[i] = 0
+                return True
+            return False
+        for batch in cls.batches_by_aspect([scratch[i] for i in flipped], self.config.rec.batch_size):
+            await self._read(scratch, [flipped[j] for j in batch], texts, spans, timings, replace=better)
 
     async def _detect(self, work: np.ndarray, timings: dict, warnings: list) -> list:
         """One det run: quads in `work` pixels. A page with more text regions than det.max_candidates is read
