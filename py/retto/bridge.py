@@ -5,6 +5,7 @@ through the buffer protocol (one bulk copy each way, no per-element conversion).
 retto that imports pyodide; natively it is never imported."""
 from __future__ import annotations
 
+import gc
 import json
 import time
 
@@ -12,16 +13,22 @@ import numpy as np
 from pyodide.ffi import JsException, to_js
 
 from .errors import INFERENCE_FAILED, INVALID_IMAGE, RettoError
+from .image import check_size
 
 ABORTED = "aborted"  # browser-only code: the caller cancelled (AbortSignal)
 
 
 class BridgeWorker:
-    """Worker protocol over a JS object whose async `run(name, array, dims)` returns {data, dims}."""
+    """Worker protocol over a JS object whose async `run(name, array, dims, wasm)` returns {data, dims}.
+    wasm=True: always the model's wasm session (the fallback for inputs beyond the WebGL buckets)."""
 
-    def __init__(self, js_models):
+    def __init__(self, js_models, wasm: bool = False):
         self._js = js_models
+        self._wasm = wasm
+        self.name = "wasm" if wasm else "the browser backend"
         self.copy_out_ms = 0.0
+        self.fallback: BridgeWorker | None = None   # set by create_session when some model runs on WebGL
+        self.buckets = None                          # ... with the BucketWorker in front of this worker
 
     async def det(self, x):
         return await self._run("det", x)
@@ -34,9 +41,16 @@ class BridgeWorker:
 
     async def _run(self, name: str, x) -> np.ndarray:
         x = np.ascontiguousarray(x, dtype=np.float32)
+        dims = to_js(list(x.shape))
         try:
+            # Make the session first: a new WebGL bucket is stamped by Python (retto.onnx_stamp), which can grow
+            # the wasm heap and so detach any typed-array view of x taken before ("Input dims doesn't match
+            # data length" on the first image of each bucket). prepare() returns None when nothing is to be made.
+            ready = self._js.prepare(name, dims, self._wasm)
+            if ready is not None:
+                await ready
             # JS reads x through getBuffer() before its first await, so the borrowed proxy is enough.
-            res = await self._js.run(name, x, to_js(list(x.shape)))
+            res = await self._js.run(name, x, dims, self._wasm)
         except JsException as e:
             raise _js_error(e) from None
         t0 = time.perf_counter()
@@ -75,8 +89,10 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
     inner = worker
     if fixed:
         b = extra["buckets"]
-        inner = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"], batch=b["batch"],
-                             models=fixed)
+        # Inputs beyond the largest bucket run on the model's wasm session (made by JS on first need).
+        worker.fallback = BridgeWorker(js_models, wasm=True)
+        inner = worker.buckets = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"],
+                                              batch=b["batch"], models=fixed, fallback=worker.fallback)
     charset = model_set.charset(rec_model.to_bytes(), dictionary.to_bytes() if dictionary is not None else None)
     session = Session(inner, charset=charset, config=model_set.make_config(json.loads(config_json or "{}")),
                       backend=backend, versions=json.loads(versions_json), warnings=extra.get("warnings") or [],
@@ -87,10 +103,12 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
 def _image_from_js(kind: str, data, width: int, height: int):
     if kind == "bytes":
         return data.to_bytes()
-    if kind == "rgba":  # ImageBitmap/ImageData pixels drawn by JS: drop alpha, keep RGB
+    if kind == "rgba":  # ImageBitmap/ImageData pixels drawn by JS
         buf = np.empty((height, width, 4), dtype=np.uint8)
         data.assign_to(buf)
-        return np.ascontiguousarray(buf[:, :, :3])
+        if buf[:, :, 3].min(initial=255) == 255:   # opaque: compositing would change nothing
+            return np.ascontiguousarray(buf[:, :, :3])
+        return buf   # decode() composites RGBA on white exactly as it does a transparent file
     raise RettoError(INVALID_IMAGE, f"unsupported input kind {kind!r}")
 
 
@@ -101,21 +119,49 @@ def _counts(info) -> dict:
     return {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))}
 
 
+def max_pixels(session) -> int:
+    """The largest image (in pixels) this session decodes (its config's global.max_pixels)."""
+    return int(session.config.global_.max_pixels)
+
+
+def check_declared_size(session, width: int, height: int) -> str | None:
+    """Before JS draws an ImageBitmap to pixels: None, or the image_too_large error JSON for its size."""
+    try:
+        check_size(int(width), int(height), session.config.global_.max_pixels)
+    except RettoError as e:
+        return json.dumps(e.to_dict())
+    return None
+
+
 async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, height: int,
                     js_progress=None) -> str:
     """Run the pipeline on one image; returns JSON: {"result": to_dict(), "bridge": {...}} or {"error": …}."""
-    worker.copy_out_ms = 0.0
+    fallback, buckets = worker.fallback, worker.buckets
+    for w in (worker, fallback):
+        if w is not None:
+            w.copy_out_ms = 0.0
+    if buckets is not None:
+        buckets.fallback_notes.clear()
 
     def on_progress(stage, info=None):
         if js_progress is not None:
             js_progress(stage, json.dumps(_counts(info)))
 
+    image = result = None
     try:
         image = _image_from_js(kind, data, int(width or 0), int(height or 0))
         result = await session.run_async(image, on_progress=on_progress)
-        out = {"result": result.to_dict(), "bridge": {"copy_out_ms": worker.copy_out_ms}}
+        out = {"result": result.to_dict(),
+               "bridge": {"copy_out_ms": worker.copy_out_ms + (fallback.copy_out_ms if fallback else 0.0)}}
+        if buckets is not None and buckets.fallback_notes:
+            out["result"]["warnings"] += buckets.fallback_notes
     except RettoError as e:
         out = e.to_dict()
     except JsException as e:
         out = _js_error(e).to_dict()
+    finally:
+        # Drop this image's arrays now (the page, its det map, the crops): the wasm heap never shrinks, but
+        # freed blocks are reused by the next job instead of growing it further.
+        image = result = None
+        gc.collect()
     return json.dumps(out, ensure_ascii=False)

@@ -18,7 +18,8 @@ padding small at the cost of more sessions. rec widths double at most 1.5x, so a
 padding; past 2560 px (text lines over 53:1) there is no bucket.
 
 Inputs larger than the largest bucket go to `fallback` (e.g. the wasm worker) if one is given, and otherwise
-raise `image_too_large`: never a silently resized or truncated result.
+raise `image_too_large`: never a silently resized or truncated result. Each fallback adds a sentence to
+`fallback_notes` (the browser bridge clears it per image and puts it in that result's warnings).
 """
 from __future__ import annotations
 
@@ -124,6 +125,7 @@ class BucketWorker:
         self.models = tuple(models)
         self.batch = int(batch)
         self.fallback = fallback
+        self.fallback_notes: list[str] = []   # why a call went to `fallback`, in words (deduplicated)
         self.charset = getattr(inner, "charset", None)
 
     # --- det
@@ -185,6 +187,9 @@ class BucketWorker:
 
     def _too_large(self, role: str, x, why: str):
         if self.fallback is not None:
+            note = f"{role} ran on {getattr(self.fallback, 'name', 'the fallback backend')} for this image: {why}"
+            if note not in self.fallback_notes:
+                self.fallback_notes.append(note)
             return getattr(self.fallback, role)(x)
         raise RettoError(IMAGE_TOO_LARGE, f"{why}; this backend runs fixed shapes only, use the wasm backend "
                                           f"for this image")

@@ -43,6 +43,9 @@ def decode_with_warnings(source, max_pixels: int = 100_000_000) -> tuple[np.ndar
         unsupported = unsupported_format(data)
         if unsupported:
             raise RettoError(INVALID_IMAGE, unsupported)
+        size = declared_size(data[:64])   # refuse a huge declared size before any decoder allocates for it
+        if size:
+            check_size(*size, max_pixels)
         try:
             img = Image.open(io.BytesIO(data), formats=SAFE_FORMATS)
         except Exception as exc:  # Pillow raises several types for unknown formats
@@ -54,6 +57,32 @@ def decode_with_warnings(source, max_pixels: int = 100_000_000) -> tuple[np.ndar
         notes = frame_warnings(img)
         return _from_pil(img, max_pixels), notes
     raise RettoError(INVALID_IMAGE, f"unsupported input type {type(source).__name__}")
+
+
+def declared_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) a PNG or WebP header declares, read from its first 30 bytes without decoding (None: not
+    one of those, or too short). Pillow opens WebP through libwebp's animation decoder, which allocates the whole
+    canvas up front: in wasm a 38-byte file declaring 16000x16000 grows the heap by GBs before any size check."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:4] != b"RIFF" or data[8:12] != b"WEBP" or len(data) < 30:
+        return None
+    chunk, body = data[12:16], data[20:30]
+    if chunk == b"VP8X":   # extended format: 24-bit canvas width - 1 and height - 1
+        return int.from_bytes(body[4:7], "little") + 1, int.from_bytes(body[7:10], "little") + 1
+    if chunk == b"VP8L" and body[0] == 0x2F:   # lossless: 14-bit width - 1 and height - 1 after the signature
+        bits = int.from_bytes(body[1:5], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8 " and body[3:6] == b"\x9d\x01\x2a":   # lossy key frame: 14-bit width and height
+        return int.from_bytes(body[6:8], "little") & 0x3FFF, int.from_bytes(body[8:10], "little") & 0x3FFF
+    return None
+
+
+def check_size(width: int, height: int, max_pixels: int) -> None:
+    """image_too_large when width x height is over max_pixels (the same words as the check after opening)."""
+    if width * height > max_pixels:
+        raise RettoError(IMAGE_TOO_LARGE, f"{width}x{height} is {width * height / 1e6:.0f} megapixels; "
+                                          f"the limit is {max_pixels / 1e6:.0f} megapixels")
 
 
 def frame_warnings(img: Image.Image) -> list[str]:

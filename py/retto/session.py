@@ -211,19 +211,23 @@ class Session:
         flipped = [i for i, a in enumerate(angles) if a == 180]
         if not flipped:
             return
-        # The crops as found (the classifier's turn undone) stand in a scratch list; a line whose reading that
-        # way scores higher takes it, and its angle goes back to 0.
+        # The crops as found (the classifier's turn undone) stand in a scratch list, and every batch of the main
+        # pass that holds one is read again as it was (a 180-degree turn keeps a crop's shape, so the batches are
+        # the same): a line's score depends on its batch (padding width, and the v6 recogniser mixes the whole
+        # line), so the upright reading scores exactly as it would have had the classifier not turned it. A line
+        # whose reading that way scores higher takes it, and its angle goes back to 0.
         scratch = list(crops)
         for i in flipped:
             scratch[i] = np.ascontiguousarray(np.rot90(crops[i], 2))
 
         def better(i, score):
-            if score > texts[i][1]:
+            if angles[i] == 180 and score > texts[i][1]:
                 angles[i] = 0
                 return True
             return False
-        for batch in cls.batches_by_aspect([scratch[i] for i in flipped], self.config.rec.batch_size):
-            await self._read(scratch, [flipped[j] for j in batch], texts, spans, timings, replace=better)
+        for batch in cls.batches_by_aspect(crops, self.config.rec.batch_size):
+            if any(angles[i] == 180 for i in batch):
+                await self._read(scratch, batch, texts, spans, timings, replace=better)
 
     async def _detect(self, work: np.ndarray, timings: dict, warnings: list) -> list:
         """One det run: quads in `work` pixels. A page with more text regions than det.max_candidates is read

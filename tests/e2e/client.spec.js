@@ -10,7 +10,10 @@ test('progress events, every input type, concurrent calls queued not interleaved
   });
   const loads = boot.filter((e) => e.stage === 'load');
   expect(loads.length).toBeGreaterThan(3);
-  expect(loads.at(-1).total).toBeGreaterThan(30e6); // Python runtime + wheels + models, in bytes
+  // Python runtime + wheels + the default set's models, in bytes (the asset manifest's own sizes)
+  const manifest = await app.page.evaluate(() => fetch('/assets/manifest.json').then((r) => r.json()));
+  const sizes = (prefix) => Object.entries(manifest.files).filter(([f]) => f.startsWith(prefix)).reduce((a, [, m]) => a + m.size, 0);
+  expect(loads.at(-1).total).toBe(sizes('pyodide/') + sizes('py/') + manifest.model_sets[manifest.default_model_set].bytes);
   expect(Math.max(...loads.map((e) => e.loaded))).toBe(loads[0].total);
   for (let i = 1; i < loads.length; i++) expect(loads[i].loaded).toBeGreaterThanOrEqual(loads[i - 1].loaded);
 

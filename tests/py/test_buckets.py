@@ -119,6 +119,22 @@ def test_rec_wider_than_every_bucket_is_refused():
         BucketWorker(FakeWorker(), rec_widths=(320, 2560)).rec(x)
 
 
+def test_fallback_calls_are_noted_once_each_in_words():
+    fallback = FakeWorker()
+    fallback.name = "wasm"
+    bw = BucketWorker(FakeWorker(), det_buckets=(736, 1984), rec_widths=(320, 2560), fallback=fallback)
+    assert bw.fallback_notes == []
+    bw.det(page(736, 800))                                  # fits a bucket: no note
+    assert bw.fallback_notes == []
+    for _ in range(2):
+        bw.det(page(736, 2400))
+        out = bw.rec(np.zeros((2, 3, 48, 3000), np.float32))
+    assert out.shape == (2, rec_time_steps(3000), CLASSES)  # the fallback's output, untouched
+    assert bw.fallback_notes == [
+        "det ran on wasm for this image: det input 736x2400 exceeds the largest bucket 1984x1984",
+        "rec ran on wasm for this image: rec batch width 3000 exceeds the widest bucket 2560"]
+
+
 def test_roles_left_out_pass_through_untouched():
     inner = FakeWorker()
     w = BucketWorker(inner, models=("det",))

@@ -5,6 +5,9 @@
 //                                    backend: 'auto' | 'wasm' | 'webgpu' | 'webgl' | {det, cls, rec}, assetBase,
 //                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress });
 //   await Retto.modelSets({assetBase}) lists the sets: [{name, label, summary, languages, bytes, default, webgl}].
+// Robustness options: watchdogMs (default 120000: a job with no sign of life for that long counts as a crash;
+// 0 disables it), recycleHeapBytes (default 1.5e9: after a job that left the worker's wasm heap larger, the worker
+// is replaced by a fresh one; the heap never shrinks). ocr.boots counts the workers this instance started.
 // `backend` may name one backend per model. GPU backends are checked against wasm at start (the canary); what
 // actually runs each model, and why, is in ocr.info (backend, fallbacks, canary, warnings) and every result.
 //   const result = await ocr.recognize(blobOrFileOrImageBitmapOrArrayBuffer, { signal, onProgress });
@@ -24,16 +27,22 @@ function abortError() {
   return new RettoError('aborted', 'recognition was cancelled');
 }
 
+const ABORT_GRACE_MS = 2000; // a running job that ignores an abort this long is ended with its worker
+const DEFAULT_WATCHDOG_MS = 120000;
+const DEFAULT_RECYCLE_HEAP_BYTES = 1.5e9;
+
 function defaultAssetBase() {
   return new URL('assets/', document.baseURI).href;
 }
 
 /** One worker and its pending requests; the client swaps in a new one when this one crashes. */
 class WorkerHandle {
-  constructor(options, onCrash) {
-    this.pending = new Map(); // id -> {resolve, reject, onProgress}
+  constructor(options, onCrash, watchdogMs = 0) {
+    this.pending = new Map(); // id -> {resolve, reject, onProgress, timer}
     this.nextId = 1;
     this.dead = false;
+    this.watchdogMs = watchdogMs;
+    this.heapBytes = 0; // the worker's wasm heap after its last job
     this.worker = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module', name: 'retto-ocr' });
     this.worker.onmessage = (ev) => this.onMessage(ev.data);
     this.worker.onerror = (ev) => {
@@ -48,9 +57,26 @@ class WorkerHandle {
     if (this.dead) return Promise.reject(new RettoError('worker_crashed', 'OCR worker is gone'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
+      // No watchdog while booting: downloads take as long as the network does.
+      const p = { resolve, reject, onProgress, timer: null, watched: type !== 'init' };
+      this.pending.set(id, p);
+      this.watch(p);
       this.worker.postMessage({ ...payload, type, id }, transfer);
-    }).finally(() => this.pending.delete(id));
+    }).finally(() => {
+      clearTimeout(this.pending.get(id)?.timer);
+      this.pending.delete(id);
+    });
+  }
+
+  /** (Re)arm the job's watchdog: a worker that gives no sign of life (busy or dead inside Python or wasm, where
+   * no error reaches us) for watchdogMs is treated as crashed. */
+  watch(p) {
+    clearTimeout(p.timer);
+    if (!this.watchdogMs || !p.watched) return;
+    p.timer = setTimeout(() => {
+      this.fail(new RettoError('worker_crashed', `OCR worker gave no sign of life for ${this.watchdogMs / 1000} s`));
+      this.onCrash(this);
+    }, this.watchdogMs);
   }
 
   lastId() {
@@ -64,7 +90,9 @@ class WorkerHandle {
       this.onCrash(this);
       return;
     }
+    if (msg.heapBytes) this.heapBytes = msg.heapBytes;
     if (!p) return;
+    this.watch(p);
     if (msg.type === 'progress') p.onProgress?.(msg.event);
     else if (msg.type === 'error') p.reject(new RettoError(msg.error.code, msg.error.message));
     else if (msg.type === 'ready') p.resolve(msg.info);
@@ -73,15 +101,23 @@ class WorkerHandle {
 
   fail(error) {
     this.dead = true;
-    for (const p of this.pending.values()) p.reject(error);
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(error);
+    }
     this.pending.clear();
     this.worker.terminate();
   }
 }
 
-async function toMessage(input) {
+async function toMessage(input, maxPixels) {
   // Encoded images go to Python as bytes (decoded by Pillow, exactly as natively); ImageBitmaps as pixels.
   if (typeof ImageBitmap !== 'undefined' && input instanceof ImageBitmap) {
+    const { width: w, height: h } = input;
+    if (maxPixels && w * h > maxPixels) { // refused before the copy below (4 bytes a pixel), as Python would
+      throw new RettoError('image_too_large', `${w}x${h} is ${Math.round(w * h / 1e6)} megapixels; `
+        + `the limit is ${Math.round(maxPixels / 1e6)} megapixels`);
+    }
     const copy = await createImageBitmap(input); // transfer a copy: the caller keeps theirs
     return { msg: { kind: 'bitmap', data: copy }, transfer: [copy] };
   }
@@ -95,12 +131,13 @@ async function toMessage(input) {
 
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
-  static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics } = {}) {
+  static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics,
+    watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
     const r = new Retto({ models: models || undefined, backend, config,
       assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
-      ...(diagnostics ? { diagnostics } : {}) });
+      ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes });
     await r.start(onProgress);
     return r;
   }
@@ -117,24 +154,30 @@ export class Retto {
       .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
   }
 
-  constructor(options) {
-    this.options = options;
+  constructor(options, { watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES } = {}) {
+    this.options = options; // sent to the worker
+    this.watchdogMs = watchdogMs;
+    this.recycleHeapBytes = recycleHeapBytes;
+    this.boots = 0; // workers started (the first, and each replacement)
+    this.booting = null; // a replacement worker starting ahead of the next call
     this.handle = null;
     this.info = null; // backend per model, why not others, threads and why, versions, boot timings
-    this.lastStats = null; // per-recognize breakdown: ORT time, bridge copies, wall time
+    this.lastStats = null; // per-recognize breakdown: ORT time, bridge copies, wall time, the worker's heapBytes
     this.queue = Promise.resolve();
     this.terminated = false;
   }
 
   async start(onProgress) {
-    const handle = new WorkerHandle(this.options, (h) => this.onCrash(h));
+    const handle = new WorkerHandle(this.options, (h) => this.onCrash(h), this.watchdogMs);
     this.handle = handle;
+    this.boots += 1;
     try {
       this.info = await handle.request('init', { options: this.options }, { onProgress });
     } catch (e) {
       handle.fail(e); // a worker that could not boot is not kept around
       throw e;
     }
+    if (this.terminated) handle.fail(new RettoError('terminated', 'this Retto instance was terminated'));
     return this.info;
   }
 
@@ -143,8 +186,22 @@ export class Retto {
     if (this.handle === handle) this.handle = null;
   }
 
+  /** End `handle`'s worker (its pending calls reject with `error`); the next call runs on a fresh one. */
+  replace(handle, error) {
+    if (!handle.dead) handle.fail(error);
+    this.onCrash(handle);
+  }
+
+  /** After a job: a worker whose wasm heap grew past recycleHeapBytes is replaced now, while nothing waits. */
+  recycleIfLarge(handle) {
+    if (!this.recycleHeapBytes || handle.heapBytes <= this.recycleHeapBytes || this.handle !== handle) return;
+    this.replace(handle, new RettoError('terminated', 'OCR worker recycled (its memory grew too large)'));
+    this.booting = this.start().catch(() => {}).finally(() => { this.booting = null; });
+  }
+
   async worker() {
     if (this.terminated) throw new RettoError('terminated', 'this Retto instance was terminated');
+    if (this.booting) await this.booting;
     if (!this.handle || this.handle.dead) await this.start();
     return this.handle;
   }
@@ -163,10 +220,16 @@ export class Retto {
   recognize(input, { signal, onProgress } = {}) {
     if (signal?.aborted) return Promise.reject(abortError());
     const job = this.enqueue(async (handle) => {
-      const { msg, transfer } = await toMessage(input);
+      const { msg, transfer } = await toMessage(input, this.info?.limits?.maxPixels);
       const done = handle.request('recognize', msg, { transfer, onProgress });
       const id = handle.lastId();
-      const onAbort = () => handle.worker.postMessage({ type: 'abort', id });
+      let grace = null;
+      const onAbort = () => {
+        handle.worker.postMessage({ type: 'abort', id });
+        // The worker reads the abort only between model calls; inside a long decode it cannot. Past the grace
+        // period its worker is ended, so the next call does not wait for work nobody wants.
+        grace = setTimeout(() => this.replace(handle, abortError()), ABORT_GRACE_MS);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const { result, stats } = await done;
@@ -174,6 +237,8 @@ export class Retto {
         return result;
       } finally {
         signal?.removeEventListener('abort', onAbort);
+        clearTimeout(grace);
+        this.recycleIfLarge(handle);
       }
     }, signal);
     if (!signal) return job;

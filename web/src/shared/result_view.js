@@ -31,14 +31,30 @@ export class ResultView {
 
   /** imageUrl: an object URL or URL of the image (shown with its EXIF orientation applied, like the pipeline
    *  reads it); result: the OCR JSON. Boxes are in the oriented image's pixels, so the overlay's viewBox is
-   *  the result's width x height and both layers share one box of that aspect ratio. */
+   *  the result's width x height and the image and overlay share one layer of that aspect ratio. On a turned
+   *  page (page_angle: the clockwise turn the pipeline undid) that layer is rotated back by -page_angle, so
+   *  the text stands upright and the boxes turn with it; the stage takes the upright page's aspect ratio. */
   show({ imageUrl, name, result }) {
     this.clear();
     const { width, height } = result.image;
+    const angle = [90, 180, 270].includes(result.page_angle) ? result.page_angle : 0;
+    const quarter = angle % 180 !== 0;
+    const [uw, uh] = quarter ? [height, width] : [width, height]; // the upright page's size
     const n = result.lines.length;
-    const stage = h('div', { class: 'stage', part: 'stage', style: `aspect-ratio: ${width} / ${height}; --ar: ${width / height}` },
+    const stage = h('div', { class: 'stage', part: 'stage', dataset: { pageAngle: angle } });
+    stage.style.aspectRatio = `${uw} / ${uh}`;
+    stage.style.setProperty('--ar', String(uw / uh));
+    const layer = h('div', { class: 'page-layer' },
       h('img', { class: 'picture', part: 'image', src: imageUrl, alt: `${name}: ${n} text line${n === 1 ? '' : 's'} found`,
         draggable: 'false' }));
+    if (angle) {
+      // The layer keeps the image's own size (as a share of the upright stage), centred, then turns about its
+      // centre: percentages, so it follows the stage when the page resizes.
+      const w = (100 * width) / uw;
+      const hgt = (100 * height) / uh;
+      Object.assign(layer.style, { width: `${w}%`, height: `${hgt}%`, left: `${(100 - w) / 2}%`,
+        top: `${(100 - hgt) / 2}%`, transform: `rotate(${-angle}deg)` });
+    }
     const overlay = svg('svg', { class: 'boxes', part: 'boxes', viewBox: `0 0 ${width} ${height}`,
       preserveAspectRatio: 'none', 'aria-hidden': 'true' });
     result.lines.forEach((line, i) => {
@@ -54,7 +70,8 @@ export class ResultView {
       overlay.append(poly);
       this.polygons.push(poly);
     });
-    stage.append(overlay);
+    layer.append(overlay);
+    stage.append(layer);
     this.figure.append(stage);
 
     result.lines.forEach((line, i) => {

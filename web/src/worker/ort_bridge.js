@@ -27,11 +27,15 @@ async function loadRuntime(assetBase, runtimeFile, threads) {
 }
 
 export class OrtModels {
-  constructor(ort, models, info) {
+  constructor(ort, models, info, makeWasm) {
     this.ort = ort;
     this.models = models; // name -> {backend, run(tensor) -> tensor, release()}
     this.info = info;
     this.signal = null; // AbortSignal-like {aborted} of the job in flight
+    this.onCall = null; // called at every model run (the worker's sign of life for the client's watchdog)
+    this.makeWasm = makeWasm; // name -> Promise<wasm model>
+    this.wasm = {}; // name -> Promise<wasm model>: for inputs beyond the WebGL buckets, made on first need
+    this.wasmReady = {}; // name -> that model once made (run() must not await before taking its input view)
     this.resetStats();
   }
 
@@ -102,7 +106,27 @@ export class OrtModels {
       webglBuckets: Object.values(models).some((m) => m.backend === 'webgl') ? (await ctx.webglVariants()).buckets : null,
       wasm: { threads: t.threads, threadsReason: t.reason, simd: true, crossOriginIsolated: self.crossOriginIsolated },
     };
-    return new OrtModels(ort, models, info);
+    return new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'));
+  }
+
+  /** The wasm session of `name` (its own model if it already runs on wasm); a failed creation may be retried. */
+  wasmModel(name) {
+    if (!this.wasm[name]) {
+      const m = this.models[name];
+      this.wasm[name] = (m.backend === 'wasm' ? Promise.resolve(m) : this.makeWasm(name))
+        .then((made) => (this.wasmReady[name] = made));
+      this.wasm[name].catch(() => delete this.wasm[name]);
+    }
+    return this.wasm[name];
+  }
+
+  /** Called from Python before run(): makes the session run() will use (a WebGL bucket, a wasm fallback).
+   * Returns a promise, or undefined when there is nothing to make. Making one may run Python (stamping a
+   * bucket), which can grow Pyodide's heap: run() must only take its view of the input after this. */
+  prepare(name, dims, wasm = false) {
+    this.onCall?.();
+    if (wasm) return this.wasmModel(name).then(() => undefined);
+    return this.models[name].prepare?.(Array.from(dims));
   }
 
   resetStats() {
@@ -110,9 +134,11 @@ export class OrtModels {
   }
 
   /** Worker protocol entry, awaited from Python: array is a PyProxy of a C-contiguous float32 numpy array. */
-  async run(name, array, dims) {
+  async run(name, array, dims, wasm = false) {
     if (this.signal?.aborted) throw new DOMException('recognition was cancelled', 'AbortError');
-    const m = this.models[name];
+    this.onCall?.();
+    const m = wasm ? this.wasmReady[name] : this.models[name];
+    if (!m) throw new RettoWorkerError('internal_error', `${name}: wasm session used before prepare()`);
     const t0 = performance.now();
     const view = ArrayBuffer.isView(array) ? null : array.getBuffer('f32'); // before any await: proxy is borrowed
     try {
@@ -139,7 +165,8 @@ async function createModel(ctx, name, backendName) {
     const variants = await ctx.webglVariants();
     const model = new WebglBucketSessions(ctx.ort, name, variants.models[name], ctx.stamp);
     return { backend: backendName, canaryShape: ctx.canaryShapes[name], runCanary: (input) => model.runOnce(input),
-      run: (input) => model.run(input), release: () => model.release() };
+      prepare: (dims) => model.session(dims).then(() => undefined), run: (input) => model.run(input),
+      release: () => model.release() };
   }
   const session = await ctx.ort.InferenceSession.create(ctx.modelBytes[name], {
     executionProviders: b.executionProviders,

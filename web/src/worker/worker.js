@@ -2,7 +2,8 @@
 // Message protocol (client.js is the only sender):
 //   in:  init {options: {assetBase, backend, models, config, threads, diagnostics}} | recognize {kind, data, width, height} | abort {id} | runModel {name, data, dims}
 //        | python {code} (diagnostics) | crash (diagnostics: simulates an uncaught worker error)
-//   out: progress {event} | ready {info} | result {result, stats} | error {error:{code, message}} | fatal {error}
+//   out: progress {event} | alive (a model call started: the client's watchdog) | ready {info}
+//        | result {result, stats} | error {error:{code, message}} | fatal {error}
 import { fetchManifest, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
@@ -61,18 +62,32 @@ async function init(id, options) {
   timings.ready = performance.now() - t0;
   state.ready = { ...py, ort, session, pyWorker, versions };
   const { name, bytes, set } = modelSet;
-  return { ...ort.info, versions, timings,
+  const maxPixels = py.bridge.max_pixels(session);
+  return { ...ort.info, versions, timings, limits: { maxPixels }, heapBytes: heapBytes(),
     modelSet: { name, label: set.label, summary: set.summary, languages: set.languages, bytes, webgl: set.webgl } };
+}
+
+/** Pyodide's wasm heap in bytes: it grows and never shrinks, so the client recycles a worker past a limit. */
+function heapBytes() {
+  return state.ready?.pyodide._module.HEAPU8.length ?? 0;
 }
 
 async function recognize(id, msg) {
   const s = state.ready;
+  let { kind, data, width, height } = msg;
+  if (kind === 'bitmap') { // ImageBitmap: draw it to get RGBA pixels (Python composites them on white)
+    const refused = s.bridge.check_declared_size(s.session, data.width, data.height); // before a GB-sized canvas
+    if (refused) {
+      data.close();
+      return post({ type: 'error', id, error: JSON.parse(refused).error });
+    }
+  }
   const signal = { aborted: false };
   state.current = { id, signal };
   s.ort.signal = signal;
+  s.ort.onCall = () => post({ type: 'alive', id });
   s.ort.resetStats();
-  let { kind, data, width, height } = msg;
-  if (kind === 'bitmap') { // ImageBitmap: draw it to get RGBA pixels (Python drops alpha)
+  if (kind === 'bitmap') {
     const canvas = new OffscreenCanvas(data.width, data.height);
     const ctx = canvas.getContext('2d');
     ctx.drawImage(data, 0, 0);
@@ -84,13 +99,18 @@ async function recognize(id, msg) {
   const onProgress = (stage, infoJson) => post({ type: 'progress', id, event: { stage, ...JSON.parse(infoJson) } });
   const t0 = performance.now();
   try {
-    const out = JSON.parse(await s.bridge.recognize(s.session, s.pyWorker, kind, new Uint8Array(data), width ?? 0, height ?? 0, onProgress));
-    if (out.error) return post({ type: 'error', id, error: out.error });
+    const bytes = new Uint8Array(data);
+    data = null; // only `bytes` holds the input now; nothing of it is kept after the job
+    const out = JSON.parse(await s.bridge.recognize(s.session, s.pyWorker, kind, bytes, width ?? 0, height ?? 0, onProgress));
+    if (out.error) return post({ type: 'error', id, error: out.error, heapBytes: heapBytes() });
     const wallMs = performance.now() - t0;
-    post({ type: 'result', id, result: out.result, stats: { wallMs, models: s.ort.stats, copyOutMs: out.bridge.copy_out_ms } });
+    const heap = heapBytes(); // also top-level, as in errors: the client recycles a worker past a limit
+    post({ type: 'result', id, result: out.result, heapBytes: heap,
+      stats: { wallMs, models: s.ort.stats, copyOutMs: out.bridge.copy_out_ms, heapBytes: heap } });
   } finally {
     state.current = null;
     s.ort.signal = null;
+    s.ort.onCall = null;
   }
 }
 
@@ -117,6 +137,19 @@ function pyodideAlive() {
   }
 }
 
+function die(id, message) {
+  post({ type: 'fatal', id, error: { code: 'worker_crashed', message: `Python runtime died: ${message}` } });
+  self.close();
+}
+
+/** os._exit() (or a fatal error) inside a Python task ends the interpreter from a callback of Pyodide's event
+ * loop: the job's promise then never settles, and this stray error or rejection is the only sign of it. */
+function onStrayError(ev) {
+  if (!state.ready || pyodideAlive()) return; // a plain uncaught error: the client's onerror handles it
+  ev.preventDefault();
+  die(null, String(ev.reason?.message ?? ev.message ?? ev.reason ?? 'the interpreter exited'));
+}
+
 const handlers = { init: (id, m) => init(id, m.options).then((info) => post({ type: 'ready', id, info })),
   recognize, runModel, python: runPython };
 
@@ -137,15 +170,15 @@ async function onMessage(ev) {
     await handler(msg.id, msg);
   } catch (e) {
     const error = toErrorPayload(e);
-    if (!pyodideAlive()) {
-      post({ type: 'fatal', id: msg.id, error: { code: 'worker_crashed', message: `Python runtime died: ${error.message}` } });
-      self.close();
-      return;
-    }
+    if (!pyodideAlive()) return die(msg.id, error.message);
     post({ type: 'error', id: msg.id, error });
   }
 }
 
 // onnxruntime-web's pthread workers may be started from this script (bundlers inline ORT's glue); they are
 // named em-pthread* and must keep their own onmessage, or inference hangs (FACTS §6).
-if (!self.name?.startsWith('em-pthread')) self.onmessage = onMessage;
+if (!self.name?.startsWith('em-pthread')) {
+  self.onmessage = onMessage;
+  self.addEventListener('error', onStrayError);
+  self.addEventListener('unhandledrejection', onStrayError);
+}
