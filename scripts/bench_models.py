@@ -7,7 +7,8 @@ Pages: the rendered pages of tests/testset/pages (scripts/make_testset.py; exact
 and the pinned real scan typewriter.png with its hand transcription (tests/reference/typewriter.gt.txt).
 Per set x page kind it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
 ground-truth line by position, so a page's column order does not decide the score; the typewriter scan is
-single-column and is scored in reading order), the native time (median of --rounds warm runs, onnxruntime CPU,
+single-column and is scored in reading order), the reading-order CER (the whole page in the result's line order
+against the ground truth's reading order: what Copy text gives), the native time (median of --rounds warm runs, onnxruntime CPU,
 2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the browser time (wasm). The
 browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
 
@@ -52,8 +53,9 @@ def score(page: dict, lines: list) -> dict:
         return score_page(lines, page["gt"])
     ref = normalise_ws(page["text"])
     hyp = normalise_ws(" ".join(line["text"] for line in lines))
-    return {"cer": levenshtein(hyp, ref) / len(ref), "wer": levenshtein(hyp.split(), ref.split()) / len(ref.split()),
-            "chars": len(ref), "words": len(ref.split())}
+    cer = levenshtein(hyp, ref) / len(ref)
+    return {"cer": cer, "wer": levenshtein(hyp.split(), ref.split()) / len(ref.split()),
+            "chars": len(ref), "words": len(ref.split()), "order_cer": cer}   # scored in reading order already
 
 
 def run_sets(names: list, pages: list, rounds: int) -> dict:
@@ -75,8 +77,8 @@ def run_sets(names: list, pages: list, rounds: int) -> dict:
         for name in names:
             p = out[name][page["name"]]
             p["native_ms"] = statistics.median(times[name])
-            print(f"  {name:<16} {page['name']:<20} CER {p['cer'] * 100:6.2f} %  WER {p['wer'] * 100:6.2f} %  "
-                  f"{p['native_ms']:7.0f} ms", file=sys.stderr)
+            print(f"  {name:<16} {page['name']:<22} CER {p['cer'] * 100:6.2f} %  WER {p['wer'] * 100:6.2f} %  "
+                  f"order CER {p['order_cer'] * 100:6.2f} %  {p['native_ms']:7.0f} ms", file=sys.stderr)
     return out
 
 
@@ -110,6 +112,7 @@ def main(argv=None) -> None:
     for s in sets:
         per = results[s.name]
         summary[s.name] = {"cer": pooled(per, "cer", "chars"), "wer": pooled(per, "wer", "words"),
+                           "order_cer": pooled(per, "order_cer", "chars"),
                            "native_ms": sum(p["native_ms"] for p in per.values()), "mb": s.download_bytes / 1e6}
         for page, ms in browser.get(s.name, {}).items():
             if page in per:
@@ -119,9 +122,10 @@ def main(argv=None) -> None:
 
     def cell(p: dict) -> str:
         b = f" / {p['browser_ms'] / 1000:.1f}" if "browser_ms" in p else ""
-        return f"{p['cer'] * 100:.1f} / {p['wer'] * 100:.1f} ({p['native_ms'] / 1000:.1f}{b} s)"
+        return (f"{p['cer'] * 100:.1f} / {p['wer'] * 100:.1f} / {p['order_cer'] * 100:.1f} "
+                f"({p['native_ms'] / 1000:.1f}{b} s)")
 
-    print("\nCER % / WER % (native s / browser s), per page; medians of warm runs")
+    print("\nCER % / WER % / reading-order CER % (native s / browser s), per page; medians of warm runs")
     print("| page | " + " | ".join(s.name for s in sets) + " |")
     print("|---|" + "---|" * len(sets))
     for page in pages:

@@ -9,7 +9,7 @@ import onnxruntime as ort
 import pytest
 
 from ocr_metrics import levenshtein, match_lines
-from refkit import ROOT, THREADS
+from refkit import THREADS
 
 from retto import RettoError, Session, model_sets
 from retto.buckets import BucketWorker, rec_time_steps
