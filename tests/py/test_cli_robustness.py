@@ -21,7 +21,6 @@ from PIL import Image, ImageDraw, ImageFont
 from refkit import ROOT
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-POSIX = os.name == "posix"
 
 
 def text_png(text: str = "Never lose a result") -> bytes:
@@ -52,16 +51,12 @@ def by_name(recs: list[dict]) -> dict[str, dict]:
 def latin1_dir(tmp_path) -> Path:
     folder = tmp_path / "in"
     folder.mkdir()
-    try:
-        with open(os.fsencode(folder) + b"/caf\xe9.png", "wb") as f:     # Latin-1 bytes: not valid UTF-8
-            f.write(text_png("Cafe menu"))
-    except OSError:
-        pytest.skip("this file system refuses names that are not UTF-8")
+    with open(os.fsencode(folder) + b"/caf\xe9.png", "wb") as f:     # Latin-1 bytes: not valid UTF-8
+        f.write(text_png("Cafe menu"))
     (folder / "ok.png").write_bytes(text_png())
     return folder
 
 
-@pytest.mark.skipif(not POSIX, reason="byte file names are a POSIX thing")
 def test_non_utf8_name_is_reported_losslessly(latin1_dir):
     raw = os.fsencode(latin1_dir) + b"/caf\xe9.png"
     for fmt in ("json", "jsonl"):
@@ -79,7 +74,6 @@ def test_non_utf8_name_is_reported_losslessly(latin1_dir):
     proc.stdout.decode("utf-8")
 
 
-@pytest.mark.skipif(not POSIX, reason="byte file names are a POSIX thing")
 def test_non_utf8_name_gets_its_output_file(latin1_dir, tmp_path):
     out = tmp_path / "out"
     proc = run_cli("--images", str(latin1_dir), "--output", str(out), "--no-progress")
@@ -128,7 +122,7 @@ def test_output_write_failure_costs_only_that_input(tmp_path):
 def _in_private_mounts(ro_dirs: list[Path], argv: list[str]) -> list[str] | None:
     """argv run with ro_dirs bind-mounted read-only in a private mount namespace (gone with the process), or
     None where that is not allowed. A read-only mount stops writes even for root, unlike chmod."""
-    if not (POSIX and shutil.which("unshare")):
+    if not shutil.which("unshare"):
         return None
     probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount --bind -o ro '{ro_dirs[0]}' '{ro_dirs[0]}'"],
                            capture_output=True)
@@ -149,8 +143,7 @@ def test_read_only_mount_output_up_front_and_mid_run(tmp_path):
     cli = [sys.executable, "-m", "retto", "--images", str(src), "--no-progress", "--threads", "2"]
     # the whole --output read-only: refused before the models load
     argv = _in_private_mounts([ro_out], [*cli, "--output", str(ro_out)])
-    if argv is None:
-        pytest.skip("read-only bind mounts need `unshare -m` with mount rights")
+    assert argv is not None, "this test needs `unshare -m` with mount rights (Linux, as root or with user namespaces)"
     proc = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=300)
     err = proc.stderr.decode()
     assert proc.returncode == 2 and "output_failed" in err and "Read-only" in err and "model set" not in err, err
@@ -165,7 +158,6 @@ def test_read_only_mount_output_up_front_and_mid_run(tmp_path):
 
 # --------------------------------------------------------------------------------------------- 3. Ctrl-C
 
-@pytest.mark.skipif(not POSIX, reason="SIGINT")
 def test_sigint_leaves_valid_json_of_what_finished(tmp_path, image_paths):
     src = tmp_path / "in"
     src.mkdir()
@@ -193,7 +185,6 @@ def test_sigint_leaves_valid_json_of_what_finished(tmp_path, image_paths):
 
 # --------------------------------------------------------------------------------------------- 4. what is read
 
-@pytest.mark.skipif(not POSIX, reason="symlinks")
 def test_symlinked_folders_are_followed_once(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -211,7 +202,6 @@ def test_symlinked_folders_are_followed_once(tmp_path):
     assert paths == ["far/far.png", "real/a.png", "top.png"]
 
 
-@pytest.mark.skipif(not POSIX or not Path("/dev/zero").exists(), reason="FIFOs and /dev/zero")
 def test_fifo_and_device_are_refused_not_read(tmp_path):
     fifo = tmp_path / "pipe.png"
     os.mkfifo(fifo)                                    # opening it would wait for a writer forever
