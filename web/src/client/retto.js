@@ -6,7 +6,8 @@
 //                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress });
 //   await Retto.modelSets({assetBase}) lists the sets: [{name, label, summary, languages, bytes, default, webgl}].
 // Robustness options: watchdogMs (default 120000: a job with no sign of life for that long counts as a crash;
-// 0 disables it), recycleHeapBytes (default 1.5e9: after a job that left the worker's wasm heap larger, the worker
+// 0 disables it), abortGraceMs (default 2000: a running job that ignores an abort this long is ended with its
+// worker), recycleHeapBytes (default 1.5e9: after a job that left the worker's wasm heap larger, the worker
 // is replaced by a fresh one; the heap never shrinks). ocr.boots counts the workers this instance started.
 // `backend` may name one backend per model. GPU backends are checked against wasm at start (the canary); what
 // actually runs each model, and why, is in ocr.info (backend, fallbacks, canary, warnings) and every result.
@@ -27,7 +28,7 @@ function abortError() {
   return new RettoError('aborted', 'recognition was cancelled');
 }
 
-const ABORT_GRACE_MS = 2000; // a running job that ignores an abort this long is ended with its worker
+const DEFAULT_ABORT_GRACE_MS = 2000;
 const DEFAULT_WATCHDOG_MS = 120000;
 const DEFAULT_RECYCLE_HEAP_BYTES = 1.5e9;
 
@@ -132,12 +133,13 @@ async function toMessage(input, maxPixels) {
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
   static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics,
-    watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES } = {}) {
+    watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES,
+    abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
     const r = new Retto({ models: models || undefined, backend, config,
       assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
-      ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes });
+      ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes, abortGraceMs });
     await r.start(onProgress);
     return r;
   }
@@ -154,9 +156,11 @@ export class Retto {
       .sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
   }
 
-  constructor(options, { watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES } = {}) {
+  constructor(options, { watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES,
+    abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     this.options = options; // sent to the worker
     this.watchdogMs = watchdogMs;
+    this.abortGraceMs = abortGraceMs;
     this.recycleHeapBytes = recycleHeapBytes;
     this.boots = 0; // workers started (the first, and each replacement)
     this.booting = null; // a replacement worker starting ahead of the next call
@@ -228,7 +232,7 @@ export class Retto {
         handle.worker.postMessage({ type: 'abort', id });
         // The worker reads the abort only between model calls; inside a long decode it cannot. Past the grace
         // period its worker is ended, so the next call does not wait for work nobody wants.
-        grace = setTimeout(() => this.replace(handle, abortError()), ABORT_GRACE_MS);
+        grace = setTimeout(() => this.replace(handle, abortError()), this.abortGraceMs);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
