@@ -5,11 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if { ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; } \
-   || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
-  echo "== installing Debian chromium and fonts (browser tests, labelled test set)"
+   || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || ! command -v pdftotext >/dev/null 2>&1; then
+  echo "== installing Debian chromium, fonts and poppler-utils (browser tests, labelled test set, pdftotext)"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei poppler-utils >/dev/null
 fi
 
 echo "== python environment";  bash scripts/setup_python.sh
