@@ -32,10 +32,27 @@ def decode(source, max_pixels: int = 100_000_000) -> np.ndarray:
 
 def decode_with_warnings(source, max_pixels: int = 100_000_000) -> tuple[np.ndarray, list[str]]:
     """decode(), plus what the result should warn about the input (e.g. frames of an animation left unread)."""
+    pixels, notes, _full = decode_scaled(source, max_pixels, 0)
+    return pixels, notes
+
+
+def decode_scaled(source, max_pixels: int = 100_000_000, max_side: int = 0,
+                  max_ratio: float = float("inf")) -> tuple[np.ndarray, list[str], tuple[int, int]]:
+    """decode_with_warnings(), where a JPEG at least twice `max_side` on its long side (and no longer than
+    `max_ratio` times its short side) is decoded by libjpeg at 1/2, 1/4 or 1/8 of its size, never below
+    `max_side` (0: always full size). Also returns the full size (width, height) the pixels stand for, upright,
+    so boxes can be mapped back to it.
+
+    Why: the pipeline shrinks every page to global.max_side_len before detection and takes its line crops from
+    that shrunk page, so the pixels beyond it were decoded for nothing; a 48 MP photo is 192 MB in Pillow and as
+    much again as an array, and Pyodide's heap never shrinks. libjpeg's scaled IDCT also averages the pixels it
+    drops, where the bilinear shrink samples them. Strips (extreme aspect ratios) are read tile by tile at full
+    size, so they are decoded whole."""
     if isinstance(source, np.ndarray):
-        return _from_array(source), []
+        pixels = _from_array(source)
+        return pixels, [], (pixels.shape[1], pixels.shape[0])
     if isinstance(source, Image.Image):
-        return _from_pil(source, max_pixels), frame_warnings(source)
+        return _pil_result(source, max_pixels, 0)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         if not data:
@@ -54,9 +71,16 @@ def decode_with_warnings(source, max_pixels: int = 100_000_000) -> tuple[np.ndar
                 raise RettoError(INVALID_IMAGE, f"{known} images are not supported: convert to PNG or JPEG") from exc
             raise RettoError(INVALID_IMAGE, f"not a recognised image format ({_first_bytes(data)}); "
                                             "PNG, JPEG, GIF, WebP, TIFF, BMP, PNM, ICO and TGA are read") from exc
-        notes = frame_warnings(img)
-        return _from_pil(img, max_pixels), notes
+        del data
+        return _pil_result(img, max_pixels, max_side, owned=True, max_ratio=max_ratio)
     raise RettoError(INVALID_IMAGE, f"unsupported input type {type(source).__name__}")
+
+
+def _pil_result(img: Image.Image, max_pixels: int, max_side: int, owned: bool = False,
+                max_ratio: float = float("inf")):
+    notes = frame_warnings(img)
+    pixels, full = _from_pil(img, max_pixels, max_side, owned, max_ratio)
+    return pixels, notes, full
 
 
 def declared_size(data: bytes) -> tuple[int, int] | None:
@@ -179,7 +203,9 @@ def _first_bytes(data: bytes) -> str:
     return "starts with " + head.hex(" ")
 
 
-def _from_pil(img: Image.Image, max_pixels: int) -> np.ndarray:
+def _from_pil(img: Image.Image, max_pixels: int, max_side: int = 0,
+              owned: bool = False, max_ratio: float = float("inf")) -> tuple[np.ndarray, tuple[int, int]]:
+    """Pixels and full size; `owned`: the image was opened here, so it may be drafted and turned in place."""
     w, h = img.size
     if w * h > max_pixels:
         raise RettoError(IMAGE_TOO_LARGE,
@@ -187,17 +213,31 @@ def _from_pil(img: Image.Image, max_pixels: int) -> np.ndarray:
     if w < 1 or h < 1:
         raise RettoError(INVALID_IMAGE, f"the image has no pixels ({w}x{h})")
     sixteen_bit = _is_16_bit(img)   # the tile info that says so is gone after load()
+    long_side = max(w, h)
+    if (owned and max_side and img.format in ("JPEG", "MPO") and long_side >= 2 * max_side
+            and long_side <= max_ratio * min(w, h)):
+        # libjpeg picks the largest power-of-two reduction that keeps at least the requested size.
+        img.draft(None, (-(-w * max_side // long_side), -(-h * max_side // long_side)))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             img.load()
-            img = ImageOps.exif_transpose(img)
+            decoded = img.size
+            scale_x, scale_y = w / decoded[0], h / decoded[1]
+            if owned:   # in place: otherwise a copy comes back even when there is nothing to turn
+                ImageOps.exif_transpose(img, in_place=True)
+            else:
+                img = ImageOps.exif_transpose(img)
     except Exception as exc:
         reason = str(exc) or type(exc).__name__
         if "truncated" in reason.lower() or isinstance(exc, (EOFError, SyntaxError)):
             raise RettoError(INVALID_IMAGE, f"the image data is truncated or corrupt ({reason})") from exc
         raise RettoError(INVALID_IMAGE, f"the image could not be decoded ({reason})") from exc
-    return _to_rgb(img, sixteen_bit)
+    pixels = _to_rgb(img, sixteen_bit)
+    if img.size != decoded:   # EXIF turned it a quarter
+        scale_x, scale_y = scale_y, scale_x
+    full = (round(pixels.shape[1] * scale_x), round(pixels.shape[0] * scale_y))
+    return pixels, full
 
 
 def _to_rgb(img: Image.Image, sixteen_bit: bool = False) -> np.ndarray:
@@ -215,7 +255,9 @@ def _to_rgb(img: Image.Image, sixteen_bit: bool = False) -> np.ndarray:
         rgba = img.convert("RGBA")
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         img = Image.alpha_composite(background, rgba)
-    return np.ascontiguousarray(np.asarray(img.convert("RGB"), dtype=np.uint8))
+    if img.mode != "RGB":   # convert() to the same mode would copy the whole image once more
+        img = img.convert("RGB")
+    return np.ascontiguousarray(np.asarray(img, dtype=np.uint8))
 
 
 def _is_16_bit(img: Image.Image) -> bool:

@@ -19,7 +19,7 @@ from .config import Config
 from .crop import crop_line, is_turned
 from .errors import INFERENCE_FAILED, RettoError
 from .geometry import reading_order
-from .image import decode_with_warnings, read_image_file, resize_linear
+from .image import decode_scaled, read_image_file, resize_linear
 from .result import OcrResult, TextLine
 from .worker import Worker
 
@@ -32,6 +32,16 @@ class _Lines:
     boxes: list
     crops: list
     angles: list
+
+
+class _Scale:
+    """Maps boxes from the decoded pixels to the full image (a large JPEG may be decoded at 1/2, 1/4 or 1/8)."""
+
+    def __init__(self, sx: float, sy: float):
+        self.factors = None if (sx, sy) == (1.0, 1.0) else np.array([sx, sy])
+
+    def __call__(self, quad: np.ndarray) -> np.ndarray:
+        return quad if self.factors is None else np.asarray(quad, dtype=np.float64) * self.factors
 
 
 def _ms(t0: float) -> float:
@@ -70,22 +80,24 @@ class Session:
         t_total = time.perf_counter()
 
         t0 = time.perf_counter()
-        img, warnings = decode_with_warnings(image, g.max_pixels)
-        raw_h, raw_w = img.shape[:2]
-        strip = tiling.is_strip(raw_h, raw_w, g.max_side_len, g.width_height_ratio)
+        img, warnings, (raw_w, raw_h) = decode_scaled(image, g.max_pixels, g.max_side_len, g.width_height_ratio)
+        image = None   # the encoded bytes are not needed any more
+        # A large JPEG may be decoded at a fraction of its size: boxes are scaled back to the full image.
+        to_full = _Scale(raw_w / img.shape[1], raw_h / img.shape[0])
+        strip = tiling.is_strip(img.shape[0], img.shape[1], g.max_side_len, g.width_height_ratio)
         timings["decode"] = _ms(t0)
         notify("decode", {"width": raw_w, "height": raw_h})
 
         # Detection and line orientation on the page as given; when the page itself is turned, once more on the
         # page turned upright (det and cls only: recognition runs once, on the final lines).
         page_angle, upright = 0, img
-        found = await self._find_lines(img, strip, 0, timings, warnings, notify)
+        found = await self._find_lines(img, strip, 0, timings, warnings, notify, to_full)
         if lay.page_orientation == "auto" and not strip and found.quads:
             t0 = time.perf_counter()
             page_angle = await self._page_angle(found, timings)
             if page_angle:
                 upright = page_orientation.turn_upright(img, page_angle)
-                found = await self._find_lines(upright, strip, page_angle, timings, warnings, notify)
+                found = await self._find_lines(upright, strip, page_angle, timings, warnings, notify, to_full)
             timings["orientation"] = _ms(t0)
         crops, angles = found.crops, found.angles
         notify("cls", {"done": len(crops), "total": len(crops), "angles": angles})
@@ -115,11 +127,11 @@ class Session:
             t0 = time.perf_counter()
             order, groups, block_quads = layout.analyse([found.boxes[i] for i in kept])
             kept = [kept[k] for k in order]
-            blocks = [{"box": page_orientation.to_source(q, page_angle, up_w, up_h).tolist(), "lines": lines}
-                      for q, lines in zip(block_quads, groups)]
+            blocks = [{"box": to_full(page_orientation.to_source(q, page_angle, up_w, up_h)).tolist(),
+                       "lines": lines} for q, lines in zip(block_quads, groups)]
             timings["layout"] = _ms(t0)
         def source(box):
-            return page_orientation.to_source(box, page_angle, up_w, up_h).tolist()
+            return to_full(page_orientation.to_source(box, page_angle, up_w, up_h)).tolist()
 
         lines = [TextLine(box=source(found.boxes[i]), text=texts[i][0], score=texts[i][1], angle=angles[i],
                           words=[{"text": t, "score": sc,
@@ -137,7 +149,7 @@ class Session:
         return result
 
     async def _find_lines(self, img: np.ndarray, strip: bool, page_angle: int, timings: dict, warnings: list,
-                          notify) -> "_Lines":
+                          notify, to_full) -> "_Lines":
         """Det, crops and the line classifier on `img` (the page as given, or turned upright by page_angle).
         Boxes come back in `img` pixels; the det notice carries them in the pixels of the image as given."""
         t0 = time.perf_counter()
@@ -152,7 +164,8 @@ class Session:
         h, w = img.shape[:2]
         boxes = [self._to_source(q, *frame, w, h) for q in quads]
         notify("det", {"boxes": len(quads), "page_angle": page_angle,
-                       "quads": [page_orientation.to_source(b, page_angle, w, h).tolist() for b in boxes]})
+                       "quads": [to_full(page_orientation.to_source(b, page_angle, w, h)).tolist()
+                                 for b in boxes]})
 
         t0 = time.perf_counter()
         crops = [crop_line(work, q) for q in quads]
