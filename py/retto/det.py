@@ -21,6 +21,8 @@ def input_size(h: int, w: int, cfg: DetConfig):
     if cfg.limit_type == "min":
         if min(h, w) < cfg.limit_side_len:
             ratio = cfg.limit_side_len / (h if h < w else w)
+            if cfg.max_upscale > 0:  # small or wide images: text already large enough to detect (see DetConfig)
+                ratio = min(ratio, max(cfg.max_upscale, 1.0))
     elif max(h, w) > cfg.limit_side_len:
         ratio = cfg.limit_side_len / (h if h > w else w)
     return max(round32(int(h * ratio)), 32), max(round32(int(w * ratio)), 32)

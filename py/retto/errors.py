@@ -12,6 +12,10 @@ INVALID_CONFIG = "invalid_config"
 INTERNAL_ERROR = "internal_error"
 FILE_TOO_LARGE = "file_too_large"   # a file over the byte limit, refused before it is read whole
 OUTPUT_FAILED = "output_failed"     # the CLI could not write an input's result file
+PDF_ENCRYPTED = "pdf_encrypted"     # the PDF needs a password to be opened
+PDF_INVALID = "pdf_invalid"         # broken, truncated, or not a PDF at all
+PDF_EMPTY = "pdf_empty"             # a PDF with zero pages
+PDF_TOO_MANY_PAGES = "pdf_too_many_pages"   # more pages than document.max_pages
 
 
 class RettoError(Exception):

@@ -1,8 +1,10 @@
 """Exports, written once: the CLI and the browser both render results here, so their files are the same bytes.
 
-A record is one input's result dict (`OcrResult.to_dict()`) with its `path`, or `{"path", "error"}`.
-Formats: json, jsonl, text, tsv, md (Markdown), hocr (hOCR 1.2: ocr_page / ocr_line / ocrx_word), alto (ALTO v4).
-Words come from each line's `words` (CTC word boxes) when present, else the line is one word.
+A record is one input's result dict (`OcrResult.to_dict()`) with its `path`, a document record (`retto.document`:
+`{"path", "kind": "pdf", "page_count", "pages": [page records]}`), or `{"path", "error"}`.
+Text formats: json, jsonl, text, tsv, md (Markdown), hocr (hOCR 1.2: ocr_page / ocr_line / ocrx_word), alto
+(ALTO v4). Binary: pdf (`searchable_pdf`, in `retto.pdf_export`). Words come from each line's `words` (CTC word
+boxes) when present, else the line is one word.
 """
 from __future__ import annotations
 
@@ -13,8 +15,12 @@ from xml.sax.saxutils import escape, quoteattr
 from . import __version__
 
 TEXT_FORMATS = ("json", "jsonl", "text", "tsv", "md", "hocr", "alto")
+BINARY_FORMATS = ("pdf",)
+FORMATS = TEXT_FORMATS + BINARY_FORMATS
 EXTENSIONS = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv", "md": "md", "hocr": "hocr",
-              "alto": "alto.xml"}
+              "alto": "alto.xml", "pdf": "pdf"}
+PAGE_BREAK_TEXT = "\f"            # between the pages of a document in `text` (as pdftotext does)
+PAGE_BREAK_MD = "\n\n---\n\n"    # a thematic break between pages in `md` (blank lines: never a setext heading)
 
 
 def bounds(box) -> tuple[int, int, int, int]:
@@ -38,7 +44,8 @@ def blocks_of(record: dict) -> list:
 
 
 def render(record: dict, fmt: str, name: str | None = None) -> str:
-    """One record in one text format. `name` is how the input is named in the output (default: its path)."""
+    """One record in one text format. `name` is how the input is named in the output (default: its path).
+    "pdf" needs the pages' pictures too: `searchable_pdf(record, page_images)`."""
     name = name if name is not None else record.get("path", "")
     if fmt == "json":
         return json.dumps(record, ensure_ascii=False, indent=2)
@@ -48,21 +55,60 @@ def render(record: dict, fmt: str, name: str | None = None) -> str:
         err = record["error"]
         if fmt == "tsv":
             return f"{name}\tERROR\t{err['code']}\t{err['message']}"
-        if fmt in ("hocr", "alto"):
+        if fmt in ("hocr", "alto", "pdf"):
             raise ValueError(f"{name} has no result to export ({err['code']})")
         return f"== {name} ==\nERROR {err['code']}: {err['message']}"
+    if fmt == "pdf":
+        raise ValueError("a searchable PDF needs the page images: call searchable_pdf(record, page_images)")
+    if fmt in ("hocr", "alto") and not has_result(record):
+        raise ValueError(f"{name} has no page with a result to export")
     return {"text": text, "tsv": tsv, "md": markdown, "hocr": hocr, "alto": alto}[fmt](record, name)
 
 
+def searchable_pdf(record: dict, page_images) -> bytes:
+    """The pages' pictures with an invisible, word-by-word text layer (see `retto.pdf_export`)."""
+    from .pdf_export import searchable_pdf as build   # fpdf2 and fontTools load only when a PDF is asked for
+    return build(record, page_images)
+
+
+def has_result(record: dict) -> bool:
+    """Whether any page of the record was read (hOCR, ALTO and PDF need at least one)."""
+    return "error" not in record and any("error" not in page for _, page in pages_of(record))
+
+
+def pages_of(record: dict) -> list:
+    """(page number, page record) pairs: a document's pages, or an image record as page 1."""
+    if "pages" in record:
+        return [(p["page"], p) for p in record["pages"]]
+    return [(1, record)]
+
+
 def text(record: dict, name: str) -> str:
-    return "\n".join([f"== {name} =="] + [line["text"] for line in record["lines"]])
+    """A header naming the input, then the lines; a document's pages separated by a form feed."""
+    pages = []
+    for _, page in pages_of(record):
+        if "error" in page:
+            pages.append([f"ERROR {page['error']['code']}: {page['error']['message']}"])
+        else:
+            pages.append([line["text"] for line in page["lines"]])
+    out = [f"== {name} =="] + pages[0]
+    for lines in pages[1:]:
+        out += [PAGE_BREAK_TEXT] + lines
+    return "\n".join(out)
 
 
 def tsv(record: dict, name: str) -> str:
+    """name, line index, score, box, text; a document's rows carry its page number after the name."""
+    document = "pages" in record
     rows = []
-    for i, line in enumerate(record["lines"]):
-        box = " ".join(f"{x:g},{y:g}" for x, y in line["box"])
-        rows.append(f"{name}\t{i}\t{line['score']:.4f}\t{box}\t{line['text']}")
+    for page_no, page in pages_of(record):
+        lead = f"{name}\t{page_no}" if document else name
+        if "error" in page:
+            rows.append(f"{lead}\tERROR\t{page['error']['code']}\t{page['error']['message']}")
+            continue
+        for i, line in enumerate(page["lines"]):
+            box = " ".join(f"{x:g},{y:g}" for x, y in line["box"])
+            rows.append(f"{lead}\t{i}\t{line['score']:.4f}\t{box}\t{line['text']}")
     return "\n".join(rows)
 
 
@@ -81,14 +127,27 @@ def join_lines(lines: list) -> str:
 
 
 def markdown(record: dict, name: str) -> str:
-    """Paragraphs as the layout step found them (blank lines between), hyphenated line ends joined."""
-    lines = record["lines"]
-    paras = [join_lines([lines[i]["text"] for i in block]) for block in blocks_of(record)]
-    return "\n\n".join(p.replace("*", r"\*").replace("_", r"\_") for p in paras if p)
+    """Paragraphs as the layout step found them (blank lines between), hyphenated line ends joined; a
+    document's pages separated by a thematic break."""
+    return PAGE_BREAK_MD.join(_markdown_page(page) for _, page in pages_of(record))
+
+
+def _markdown_page(page: dict) -> str:
+    if "error" in page:
+        return "*" + escape_md(f"ERROR {page['error']['code']}: {page['error']['message']}") + "*"
+    lines = page["lines"]
+    paras = [join_lines([lines[i]["text"] for i in block]) for block in blocks_of(page)]
+    return "\n\n".join(escape_md(p) for p in paras if p)
+
+
+def escape_md(text: str) -> str:
+    return text.replace("*", r"\*").replace("_", r"\_")
 
 
 def hocr(record: dict, name: str) -> str:
-    w, h = record["image"]["width"], record["image"]["height"]
+    """hOCR 1.2 as XHTML: one ocr_page per page (a failed page is left out; the others keep their numbers)."""
+    pages = pages_of(record)
+    document = "pages" in record
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
            '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
@@ -96,30 +155,38 @@ def hocr(record: dict, name: str) -> str:
            "<head>", f"<title>{escape(name)}</title>",
            '<meta http-equiv="Content-Type" content="text/html;charset=utf-8" />',
            f'<meta name="ocr-system" content="retto {__version__}" />',
-           '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word" />',
-           "</head>", "<body>",
-           f'<div class="ocr_page" id="page_1" title={quoteattr(f"image {json.dumps(name)}; bbox 0 0 {w} {h}")}>']
+           '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word" />']
+    if document:
+        out.append(f'<meta name="ocr-number-of-pages" content="{record.get("page_count", len(pages))}" />')
+    out += ["</head>", "<body>"]
     n_word = 0
-    for b, block in enumerate(blocks_of(record), 1):
-        if not block:
+    for p, page in pages:
+        if "error" in page:
             continue
-        bx = _union([record["lines"][i]["box"] for i in block])
-        out.append(f'<div class="ocr_carea" id="block_1_{b}" title="bbox {" ".join(map(str, bx))}">')
-        out.append(f'<p class="ocr_par" id="par_1_{b}" title="bbox {" ".join(map(str, bx))}">')
-        for i in block:
-            line = record["lines"][i]
-            x0, y0, x1, y1 = bounds(line["box"])
-            out.append(f'<span class="ocr_line" id="line_1_{i + 1}" title="bbox {x0} {y0} {x1} {y1}">')
-            for word in line_words(line):
-                n_word += 1
-                wx0, wy0, wx1, wy1 = bounds(word["box"])
-                conf = int(round(100 * word["score"]))
-                out.append(f'<span class="ocrx_word" id="word_1_{n_word}" '
-                           f'title="bbox {wx0} {wy0} {wx1} {wy1}; x_wconf {conf}">{escape(word["text"])}</span>')
-            out.append("</span>")
-        out.append("</p>")
+        w, h = page["image"]["width"], page["image"]["height"]
+        title = f"image {json.dumps(name)}; " + (f"ppageno {p - 1}; " if document else "") + f"bbox 0 0 {w} {h}"
+        out.append(f'<div class="ocr_page" id="page_{p}" title={quoteattr(title)}>')
+        for b, block in enumerate(blocks_of(page), 1):
+            if not block:
+                continue
+            bx = " ".join(map(str, _union([page["lines"][i]["box"] for i in block])))
+            out.append(f'<div class="ocr_carea" id="block_{p}_{b}" title="bbox {bx}">')
+            out.append(f'<p class="ocr_par" id="par_{p}_{b}" title="bbox {bx}">')
+            for i in block:
+                line = page["lines"][i]
+                x0, y0, x1, y1 = bounds(line["box"])
+                out.append(f'<span class="ocr_line" id="line_{p}_{i + 1}" title="bbox {x0} {y0} {x1} {y1}">')
+                for word in line_words(line):
+                    n_word += 1
+                    wx0, wy0, wx1, wy1 = bounds(word["box"])
+                    conf = int(round(100 * word["score"]))
+                    out.append(f'<span class="ocrx_word" id="word_{p}_{n_word}" title="bbox {wx0} {wy0} {wx1} '
+                               f'{wy1}; x_wconf {conf}">{escape(word["text"])}</span>')
+                out.append("</span>")
+            out.append("</p>")
+            out.append("</div>")
         out.append("</div>")
-    out += ["</div>", "</body>", "</html>"]
+    out += ["</body>", "</html>"]
     return "\n".join(out)
 
 
@@ -137,34 +204,43 @@ ALTO_NS = "http://www.loc.gov/standards/alto/ns-v4#"
 
 
 def alto(record: dict, name: str) -> str:
-    w, h = record["image"]["width"], record["image"]["height"]
+    """ALTO v4 (valid against alto-4-2.xsd): one Page per page, String per word. A failed page is left out; the
+    others keep their PHYSICAL_IMG_NR. IDs carry the page number in a document (IDs are unique per file)."""
+    document = "pages" in record
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            f'<alto xmlns="{ALTO_NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-           f'xsi:schemaLocation="{ALTO_NS} http://www.loc.gov/alto/v4/alto-4-2.xsd">',
+           f'xsi:schemaLocation="{ALTO_NS} http://www.loc.gov/standards/alto/v4/alto-4-2.xsd">',
            "<Description>", "<MeasurementUnit>pixel</MeasurementUnit>",
            f"<sourceImageInformation><fileName>{escape(name)}</fileName></sourceImageInformation>",
            "<OCRProcessing ID=\"ocr_1\"><ocrProcessingStep><processingSoftware>"
            f"<softwareName>retto</softwareName><softwareVersion>{__version__}</softwareVersion>"
            "</processingSoftware></ocrProcessingStep></OCRProcessing>",
-           "</Description>", "<Layout>",
-           f'<Page ID="page_1" PHYSICAL_IMG_NR="1" WIDTH="{w}" HEIGHT="{h}">',
-           f'<PrintSpace HPOS="0" VPOS="0" WIDTH="{w}" HEIGHT="{h}">']
+           "</Description>", "<Layout>"]
     n_word = 0
-    for b, block in enumerate(blocks_of(record), 1):
-        if not block:
+    for p, page in pages_of(record):
+        if "error" in page:
             continue
-        x0, y0, x1, y1 = _union([record["lines"][i]["box"] for i in block])
-        out.append(f'<TextBlock ID="block_{b}" HPOS="{x0}" VPOS="{y0}" WIDTH="{x1 - x0}" HEIGHT="{y1 - y0}">')
-        for i in block:
-            line = record["lines"][i]
-            out.append(f'<TextLine ID="line_{i + 1}" {_pos(line["box"])}>')
-            for k, word in enumerate(line_words(line)):
-                n_word += 1
-                if k:
-                    out.append("<SP/>")
-                out.append(f'<String ID="string_{n_word}" CONTENT={quoteattr(word["text"])} {_pos(word["box"])} '
-                           f'WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
-            out.append("</TextLine>")
-        out.append("</TextBlock>")
-    out += ["</PrintSpace>", "</Page>", "</Layout>", "</alto>"]
+        pre = f"{p}_" if document else ""
+        w, h = page["image"]["width"], page["image"]["height"]
+        out += [f'<Page ID="page_{p}" PHYSICAL_IMG_NR="{p}" WIDTH="{w}" HEIGHT="{h}">',
+                f'<PrintSpace HPOS="0" VPOS="0" WIDTH="{w}" HEIGHT="{h}">']
+        for b, block in enumerate(blocks_of(page), 1):
+            if not block:
+                continue
+            x0, y0, x1, y1 = _union([page["lines"][i]["box"] for i in block])
+            out.append(f'<TextBlock ID="block_{pre}{b}" HPOS="{x0}" VPOS="{y0}" WIDTH="{x1 - x0}" '
+                       f'HEIGHT="{y1 - y0}">')
+            for i in block:
+                line = page["lines"][i]
+                out.append(f'<TextLine ID="line_{pre}{i + 1}" {_pos(line["box"])}>')
+                for k, word in enumerate(line_words(line)):
+                    n_word += 1
+                    if k:
+                        out.append("<SP/>")
+                    out.append(f'<String ID="string_{n_word}" CONTENT={quoteattr(word["text"])} '
+                               f'{_pos(word["box"])} WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
+                out.append("</TextLine>")
+            out.append("</TextBlock>")
+        out += ["</PrintSpace>", "</Page>"]
+    out += ["</Layout>", "</alto>"]
     return "\n".join(out)

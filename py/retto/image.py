@@ -135,7 +135,8 @@ def unsupported_format(data: bytes) -> str | None:
         return "JPEG XL images are not supported yet: convert to PNG or JPEG"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"%PDF"):
-        return "PDF input is not supported yet: render the pages to PNG first (e.g. pdftoppm -png -r 300)"
+        return ("this is a PDF: a PDF is read as a document, page by page (`retto --inputs file.pdf`, "
+                    "retto.pdf_native.pdf_pages, or the browser client), not as one image")
     if text.startswith(b"%!PS") or head.startswith(b"\xc5\xd0\xd3\xc6"):
         return "PostScript/EPS input is not supported: render it to PNG first (e.g. with Ghostscript)"
     if text.startswith(b"<") and b"<svg" in head.lower():

@@ -3,19 +3,40 @@ import { expect, test } from './fixtures.js';
 
 test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
   await app.open();
+  const fetched = new Set(); // every asset the page and its workers asked for while booting (the network's view)
+  const onRequest = (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.startsWith('/assets/')) fetched.add(path.slice('/assets/'.length));
+  };
+  app.context.on('request', onRequest);
   const boot = await app.page.evaluate(async () => {
     const events = [];
     window.ocr = await window.Retto.create({ backend: 'wasm', onProgress: (e) => events.push(e) });
     return events;
   });
+  app.context.off('request', onRequest);
   const loads = boot.filter((e) => e.stage === 'load');
   expect(loads.length).toBeGreaterThan(3);
-  // Python runtime + wheels + the default set's models, in bytes (the asset manifest's own sizes)
-  const manifest = await app.page.evaluate(() => fetch('/assets/manifest.json').then((r) => r.json()));
-  const sizes = (prefix) => Object.entries(manifest.files).filter(([f]) => f.startsWith(prefix)).reduce((a, [, m]) => a + m.size, 0);
-  expect(loads.at(-1).total).toBe(sizes('pyodide/') + sizes('py/') + manifest.model_sets[manifest.default_model_set].bytes);
-  expect(Math.max(...loads.map((e) => e.loaded))).toBe(loads[0].total);
-  for (let i = 1; i < loads.length; i++) expect(loads[i].loaded).toBeGreaterThanOrEqual(loads[i - 1].loaded);
+  // The total is known from the first event on and never changes; it is exactly the bytes of every asset the
+  // network saw requested (the asset manifest's sizes; the manifest's own length as the page receives it), so
+  // the onnxruntime wasm and Pyodide's files are in it, and nothing that was not fetched.
+  const { manifest, manifestBytes } = await app.page.evaluate(async () => {
+    const bytes = await (await fetch('/assets/manifest.json')).arrayBuffer();
+    return { manifest: JSON.parse(new TextDecoder().decode(bytes)), manifestBytes: bytes.byteLength };
+  });
+  expect(fetched.has('ort/ort-wasm-simd-threaded.wasm')).toBe(true);
+  expect([...fetched].filter((f) => /jsep/.test(f)), 'the WebGPU (JSEP) build is not fetched for wasm').toEqual([]);
+  const fetchedBytes = [...fetched].reduce((a, f) => a + (f === 'manifest.json' ? manifestBytes : manifest.files[f].size), 0);
+  expect(new Set(loads.map((e) => e.total))).toEqual(new Set([fetchedBytes]));
+  // Only forward: bytes, then the start-up steps; it ends full, with every step done.
+  for (let i = 1; i < loads.length; i++) {
+    expect(loads[i].loaded).toBeGreaterThanOrEqual(loads[i - 1].loaded);
+    expect(loads[i].steps.done).toBeGreaterThanOrEqual(loads[i - 1].steps.done);
+    if (loads[i - 1].phase === 'start') expect(loads[i].phase).toBe('start');
+  }
+  expect(loads.at(-1)).toMatchObject({ loaded: fetchedBytes, phase: 'start' });
+  expect(loads.at(-1).steps.done).toBe(loads.at(-1).steps.total);
+  expect(loads[0].phase).toBe('download');
 
   const out = await app.page.evaluate(async () => {
     const bytes = await (await fetch('/__testdata__/baiona.png')).arrayBuffer();
@@ -54,6 +75,16 @@ test('progress events, every input type, concurrent calls queued not interleaved
   const recs = first.filter(([s]) => s === 'rec').map(([, e]) => e);
   expect(recs.at(-1)).toMatchObject({ done: det.boxes, total: det.boxes });
   expect(first.filter(([s]) => s === 'cls').at(-1)[1]).toMatchObject({ done: det.boxes, total: det.boxes });
+
+  // A second engine in this browser starts Python from the memory snapshot the first one stored
+  // (python_snapshot.js), and reads the same text.
+  const second = await app.page.evaluate(async () => {
+    const o = await window.Retto.create({ backend: 'wasm' });
+    const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+    o.terminate();
+    return { first: window.ocr.info.python.start, start: o.info.python.start, texts: r.lines.map((l) => l.text) };
+  });
+  expect(second).toEqual({ first: 'fresh', start: 'snapshot', texts: base.texts });
 });
 
 test('AbortSignal cancels (running and queued), and the next call works', async ({ app }) => {

@@ -7,7 +7,7 @@
 export const BOX_TOLERANCE_PX = 1;
 export const SCORE_TOLERANCE = 0.05;
 
-export function diffResults(image, browser, native) {
+export function diffResults(image, browser, native, { boxTolerancePx = BOX_TOLERANCE_PX } = {}) {
   const diffs = [];
   const b = browser.lines;
   const n = native.lines;
@@ -24,7 +24,7 @@ export function diffResults(image, browser, native) {
     }
     if (x.text !== y.text) diffs.push(`${image} line ${i}: text ${JSON.stringify(x.text)} vs native ${JSON.stringify(y.text)}`);
     const worst = Math.max(...x.box.flatMap((p, k) => [Math.abs(p[0] - y.box[k][0]), Math.abs(p[1] - y.box[k][1])]));
-    if (!(worst <= BOX_TOLERANCE_PX)) {
+    if (!(worst <= boxTolerancePx)) {
       diffs.push(`${image} line ${i} (${JSON.stringify(y.text)}): box ${JSON.stringify(x.box)} vs native ${JSON.stringify(y.box)} (off by ${worst} px)`);
     }
     const ds = Math.abs(x.score - y.score);

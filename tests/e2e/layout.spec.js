@@ -89,7 +89,7 @@ test('page: a page dropped sideways is shown upright, boxes on their words, text
   await page.locator('#copy-one').click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(text);
   const [d] = await Promise.all([page.waitForEvent('download'), page.locator('#download-txt').click()]);
-  expect(readFileSync(await d.path(), 'utf8')).toBe(`${text}\n`);
+  expect(readFileSync(await d.path(), 'utf8')).toBe(`== columns_two_rot90.png ==\n${text}\n`); // the CLI's text format
   const got = text.split('\n');
   const truth = gt('columns_two_rot90').lines;
   const at = truth.map((l) => got.indexOf(l.text));

@@ -3,6 +3,8 @@
   native_ref.py clip-cases SEED N   -> JSON {cases, offset, multi, retto_clip} from the real pyclipper
   native_ref.py bad-inputs DIR      -> writes the native suite's bad inputs (+ 1x1) into DIR, prints
                                        JSON {name: {"error": {...}} | {"lines": n}} from the native Session
+  native_ref.py photo PATH          -> writes a 47 MP JPEG "photo" of a labelled test-set page (5x) to PATH
+                                       (skipped when it exists), prints JSON {"path"}
 OCR parity uses the real CLI (python -m retto --images ... --format json) directly.
 """
 from __future__ import annotations
@@ -92,12 +94,29 @@ def bad_inputs(out_dir: Path) -> dict:
     return report
 
 
+def photo(path: Path) -> dict:
+    """The labelled english_prose page blown up 5x (5500 x 8500) as a JPEG, like a phone photo of a page."""
+    if not path.exists():
+        from PIL import Image
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import contextlib
+        import make_testset
+        with contextlib.redirect_stdout(sys.stderr):   # stdout carries the JSON answer
+            make_testset.main()
+        page = Image.open(make_testset.OUT / "english_prose.png").convert("RGB")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.resize((page.width * 5, page.height * 5), Image.BICUBIC).save(path, quality=90)
+    return {"path": str(path)}
+
+
 def main() -> None:
     cmd = sys.argv[1]
     if cmd == "clip-cases":
         out = clip_native(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "bad-inputs":
         out = bad_inputs(Path(sys.argv[2]))
+    elif cmd == "photo":
+        out = photo(Path(sys.argv[2]))
     else:
         raise SystemExit(f"unknown command {cmd}")
     json.dump(out, sys.stdout)

@@ -1,7 +1,7 @@
 // The offline app: the first visit precaches the app and the DEFAULT model set (with byte progress, verified by
 // sha256), not the other sets; a set used once online is saved when it is fetched. With the network off and the
 // server gone, a reload still boots the engine on that set (still cross-origin isolated) and OCRs an image, and
-// the default set works too. Then a new build is deployed: it installs beside the old one (keeping the used
+// the default set works too, and so does a PDF (pdf.js saved after one PDF). Then a new build is deployed: it installs beside the old one (keeping the used
 // set), takes over on "Reload to update", and the old cache is deleted.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +49,7 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
   const native = nativeResult(join(DATA, 'baiona.png'));
   const nativeOther = runNative(['-m', 'retto', '--models', OTHER, '--images', join(DATA, 'baiona.png'),
     '--format', 'json', '--no-progress']).then((out) => JSON.parse(out)[0]);
+  const makePdfs = runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]); // pdf.spec.js's fixtures
   let server = await startServer({ dir: APP_DIST, isolation: true });
   const { port, origin } = new URL(server.url);
   const browser = await launchChromium();
@@ -70,8 +71,10 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     expect(v1).toHaveLength(1);
     const cached = await cachedPaths(page, v1[0]);
     const modelFiles = new Set(Object.keys(MANIFEST.model_sets).flatMap((n) => setFiles(n)));
+    const onUse = (f) => /^\/assets\/(pdfjs|export)\//.test(f); // pdf.js, the PDF export's wheels: saved on first use
     for (const f of Object.keys(MANIFEST.files).map((p) => `/assets/${p}`)) {
-      if (!modelFiles.has(f)) expect(cached).toContain(f); // Pyodide, onnxruntime-web, the wheel
+      if (onUse(f)) expect(cached).not.toContain(f);
+      else if (!modelFiles.has(f)) expect(cached).toContain(f); // Pyodide, onnxruntime-web, the wheel
     }
     for (const f of setFiles(DEFAULT)) expect(cached).toContain(f); // the default set, WebGL variants included
     const defaultFiles = new Set(setFiles(DEFAULT));
@@ -95,6 +98,16 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
       const now = await cachedPaths(page, v1[0]);
       return setFiles(OTHER, { webgl: false }).filter((f) => !now.includes(f));
     }, { timeout: 60_000 }).toEqual([]);
+    // A PDF read once online: pdf.js is saved (all of it: the page asks for the group), so PDFs work offline.
+    await makePdfs;
+    await page.locator('#pick-files').setInputFiles(join(DATA, 'pdf', 'doc.pdf'));
+    await expect(page.locator('#queue .job', { hasText: 'doc.pdf' })).toHaveAttribute('data-status', 'done', { timeout: TIMEOUT });
+    const pdfjsFiles = Object.keys(MANIFEST.files).filter((f) => f.startsWith('pdfjs/')).map((f) => `/assets/${f}`);
+    await expect.poll(async () => {
+      const now = await cachedPaths(page, v1[0]);
+      return pdfjsFiles.filter((f) => !now.includes(f)).length;
+    }, { timeout: 60_000 }).toBe(0);
+
     // Installable: Chromium's own check of the manifest, icons and service worker finds nothing missing.
     const cdp = await context.newCDPSession(page);
     const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
@@ -121,6 +134,11 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
       expect(await page.locator('#lines .line .text').allTextContents()).toEqual((await expected).lines.map((l) => l.text));
     };
     await readOffline(nativeOther);
+    await page.locator('#clear-queue').click();
+    await page.locator('#pick-files').setInputFiles(join(DATA, 'pdf', 'doc.pdf')); // a PDF, offline
+    const pdfRow = page.locator('#queue .job', { hasText: 'doc.pdf' });
+    await expect(pdfRow).toHaveAttribute('data-status', /done|failed/, { timeout: TIMEOUT });
+    await expect(pdfRow.locator('.job-detail')).toHaveText(/^2 pages · \d+ lines$/);
     // The default set, offline too (precached).
     await page.locator('#model-set').selectOption(DEFAULT);
     await expect(page.locator('#engine')).toHaveAttribute('data-state', 'loading');

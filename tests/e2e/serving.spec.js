@@ -4,9 +4,11 @@
 // say exactly what the server sends.
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { CSP, ISOLATION_HEADERS, SECURITY_HEADERS, startServer } from '../../scripts/serve_static.mjs';
 import { DATA, DIST, ROOT, expect, launchChromium, test } from './fixtures.js';
 
@@ -147,6 +149,27 @@ test('serving: security headers on every response, isolation headers only on the
         expect(res.headers.get(k), `${variant} ${path} ${k}`).toBe(variant === 'isolated' ? v : null);
       }
     }
+  }
+});
+
+test('serving: pre-compressed copies go by Accept-Encoding and decode to the very bytes of the file', async ({ servers }) => {
+  const file = 'assets/ort/ort-wasm-simd-threaded.wasm'; // 14 MB, always needed (scripts/precompress.mjs)
+  const original = readFileSync(join(DIST, file));
+  const get = (accept) => new Promise((resolve, reject) => {
+    http.get(new URL(file, servers.isolated), { headers: { 'Accept-Encoding': accept } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c)).on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+  for (const [accept, encoding, decode] of [['gzip, deflate, br', 'br', brotliDecompressSync],
+    ['gzip, deflate', 'gzip', gunzipSync], ['identity', undefined, (b) => b]]) {
+    const { headers, body } = await get(accept);
+    expect(headers['content-encoding'], accept).toBe(encoding);
+    expect(headers.vary, accept).toBe('Accept-Encoding');
+    expect(headers['content-type'], accept).toBe('application/wasm');
+    expect(Number(headers['content-length']), accept).toBe(body.length);
+    if (encoding) expect(body.length, accept).toBeLessThan(original.length / 3);
+    expect(decode(body).equals(original), accept).toBe(true);
   }
 });
 

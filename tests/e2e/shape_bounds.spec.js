@@ -30,7 +30,11 @@ test('strips: the browser gives the native result, tile by tile (no giant det in
   for (const [i, name] of names.entries()) {
     const { result, error } = await app.recognize(readFileSync(join(dir, name)));
     expect(error, `${name}: ${JSON.stringify(error)}`).toBeUndefined();
-    diffs.push(...diffResults(name, result, native[i]));
+    // Texts identical; boxes within 2 px here, not 1: the column's words are small and its tiles are enlarged at
+    // most 2x (det.max_upscale), so the det map's last-bit differences (see compare.js) can move a word box's
+    // corner pixel, which tilts its minimum-area rectangle: measured 2 px on 4 of 110 words with 1600 px tiles
+    // (the default set's global.max_side_len), 0 with 2000.
+    diffs.push(...diffResults(name, result, native[i], { boxTolerancePx: 2 }));
   }
   expect(native[0].lines).toEqual([]);
   expect(native[1].lines.length).toBeGreaterThan(100); // 110 words, one per line

@@ -129,19 +129,23 @@ test('page: queue with a bad file and linn.png; boxes, linking, copy, downloads,
     const [d] = await Promise.all([page.waitForEvent('download'), page.locator(id).click()]);
     return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
   };
+  // Downloads are written by retto.export in the worker: the TXT is the CLI's text file, byte for byte.
+  const cliText = await runNative(['-m', 'retto', '--images', 'linn.png', '--format', 'text', '--no-progress'], { cwd: DATA });
+  expect(cliText).toBe(`== linn.png ==\n${nativeText}\n`);
   const txt = await download('#download-txt');
   expect(txt.name).toBe('linn.txt');
-  expect(txt.text).toBe(`${nativeText}\n`);
+  expect(txt.text).toBe(cliText);
   const json = await download('#download-json');
   expect(json.name).toBe('linn.json');
+  expect(JSON.parse(json.text).path).toBe('linn.png');
   expect(JSON.parse(json.text).lines.map((l) => l.text)).toEqual(native.lines.map((l) => l.text));
   const all = await download('#download-all-json');
-  const allParsed = JSON.parse(all.text);
-  expect(allParsed.map((r) => r.file)).toEqual(['notes.png', 'linn.png']);
+  const allParsed = JSON.parse(all.text); // the CLI's shape: one array of records named by `path`
+  expect(allParsed.map((r) => r.path)).toEqual(['notes.png', 'linn.png']);
   expect(allParsed[0].error.code).toBe(await nativeBad);
   expect(allParsed[1].lines.length).toBe(native.lines.length);
   const allTxt = await download('#download-all-txt');
-  expect(allTxt.text).toBe(`${nativeText}\n`); // only one image has text
+  expect(allTxt.text).toBe(cliText); // only one image has text
 
   // Timings and backend for this image.
   await page.locator('#timings summary').click();

@@ -116,7 +116,7 @@ def test_output_write_failure_costs_only_that_input(tmp_path):
     assert json.loads((out / "b.png.json").read_text())["lines"]              # the writable one is there
     failed = [ln for ln in err.splitlines() if ln.startswith("retto: output_failed:")]
     assert len(failed) == 2 and "a.png" in failed[0] and "c.png" in failed[1], err
-    assert "2 of 3 images failed" in err and "Traceback" not in err
+    assert "2 of 3 inputs failed" in err and "Traceback" not in err
 
 
 def _in_private_mounts(ro_dirs: list[Path], argv: list[str]) -> list[str] | None:
@@ -153,7 +153,7 @@ def test_read_only_mount_output_up_front_and_mid_run(tmp_path):
     err = proc.stderr.decode()
     assert proc.returncode == 1, err
     assert json.loads((out / "a.png.json").read_text())["lines"]
-    assert "output_failed: " in err and "b.png" in err and "1 of 2 images failed" in err, err
+    assert "output_failed: " in err and "b.png" in err and "1 of 2 inputs failed" in err, err
 
 
 # --------------------------------------------------------------------------------------------- 3. Ctrl-C
@@ -264,7 +264,6 @@ def test_cli_result_warns_about_unread_frames(tmp_path):
 UNSUPPORTED = {
     "photo.avif": (b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf" + bytes(64), "AVIF images are not"),
     "photo.heic": (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64), "HEIC/HEIF images are not"),
-    "doc.pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n", "PDF input is not supported yet"),
     "fig.eps": (b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n", "PostScript/EPS input is not supported"),
     "fig_dos.eps": (b"\xc5\xd0\xd3\xc6\x1e\x00\x00\x00" + bytes(32), "PostScript/EPS input is not supported"),
     "logo.svg": (b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="9"/>', "SVG is a vector"),

@@ -54,7 +54,8 @@ def test_hocr_parses_as_xhtml_with_page_lines_and_words():
     assert len(root.findall(f".//{XHTML}p[@class='ocr_par']")) == 2
 
 
-def test_alto_parses_with_its_namespace_and_positions():
+def test_alto_parses_with_its_namespace_and_positions(alto_schema):
+    alto_schema.validate(export.render(RECORD, "alto"))
     root = ET.fromstring(export.render(RECORD, "alto"))
     assert root.tag == f"{ALTO}alto"
     page = root.find(f"{ALTO}Layout/{ALTO}Page")
@@ -76,7 +77,7 @@ def test_errors_render_as_errors_and_have_no_xml_document():
         export.render(err, "alto")
 
 
-def test_cli_writes_each_format_from_a_real_page(tmp_path):
+def test_cli_writes_each_format_from_a_real_page(tmp_path, alto_schema):
     page = ROOT / "tests" / "testset" / "pages" / "dark_ui.png"
     outputs = {}
     for fmt in ("md", "hocr", "alto", "json"):
@@ -90,8 +91,81 @@ def test_cli_writes_each_format_from_a_real_page(tmp_path):
     texts = [line["text"] for line in record["lines"]]
     assert [w.text for w in ET.fromstring(outputs["hocr"]).iter(f"{XHTML}span") if w.get("class") == "ocrx_word"]
     alto_words = [s.get("CONTENT") for s in ET.fromstring(outputs["alto"]).iter(f"{ALTO}String")]
+    alto_schema.validate(outputs["alto"])
     assert " ".join(alto_words).split() == " ".join(texts).split()
     assert outputs["md"].split() == " ".join(texts).split()
     many = subprocess.run([sys.executable, "-m", "retto", "--images", str(page), str(page), "--format", "alto"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert many.returncode == 2 and "--output" in many.stderr
+
+
+# --------------------------------------------------------------------------------------------- documents
+
+SCHEMAS = ROOT / "tests" / "schemas"
+
+
+@pytest.fixture(scope="module")
+def alto_schema():
+    """ALTO 4.2 as published (tests/schemas/README.md says where from), its xlink import answered by the local
+    copy of the schema it names: nothing is fetched (allow="local" refuses any URL that is not a local file)."""
+    import xmlschema
+    return xmlschema.XMLSchema(str(SCHEMAS / "alto-4-2.xsd"), allow="local",
+                               locations=[("http://www.w3.org/1999/xlink", str(SCHEMAS / "xlink.xsd"))])
+
+
+def two_pages(first: dict, second: dict) -> dict:
+    from retto import document
+    return document.document_record("doc.pdf", [document.page_record(first, 1, dpi=200),
+                                                document.page_error(2, "internal_error", "page 2 broke"),
+                                                document.page_record(second, 3, dpi=200)], 3)
+
+
+def test_document_records_in_the_text_formats():
+    doc = two_pages(RECORD, {**RECORD, "lines": RECORD["lines"][3:], "blocks": []})
+    assert export.render(doc, "text", "doc.pdf").split("\f") == [
+        '== doc.pdf ==\nFish & "chips"\na well-known exam-\nple of it\nNext para\n',
+        "\nERROR internal_error: page 2 broke\n", "\nNext para"]
+    assert export.render(doc, "md").split("\n\n---\n\n") == [
+        'Fish & "chips" a well-known example of it\n\nNext para', "*ERROR internal\\_error: page 2 broke*",
+        "Next para"]
+    rows = [r.split("\t") for r in export.render(doc, "tsv").splitlines()]
+    assert [r[:3] for r in rows] == [["doc.pdf", "1", "0"], ["doc.pdf", "1", "1"], ["doc.pdf", "1", "2"],
+                                     ["doc.pdf", "1", "3"], ["doc.pdf", "2", "ERROR"], ["doc.pdf", "3", "0"]]
+    assert rows[-1][-1] == "Next para"
+    assert json.loads(export.render(doc, "jsonl")) == doc and "\n" not in export.render(doc, "jsonl")
+
+
+def test_hocr_and_alto_of_a_document_have_one_page_per_read_page(alto_schema):
+    doc = two_pages(RECORD, {**RECORD, "lines": RECORD["lines"][3:], "blocks": []})
+    root = ET.fromstring(export.render(doc, "hocr"))
+    pages = root.findall(f".//{XHTML}div[@class='ocr_page']")
+    assert [p.get("id") for p in pages] == ["page_1", "page_3"]            # the failed page 2 is left out
+    assert pages[1].get("title") == 'image "doc.pdf"; ppageno 2; bbox 0 0 400 200'
+    ids = [e.get("id") for e in root.iter() if e.get("id")]
+    assert len(ids) == len(set(ids))
+    text = export.render(doc, "alto")
+    alto_schema.validate(text)
+    pages = ET.fromstring(text).findall(f"{ALTO}Layout/{ALTO}Page")
+    assert [p.get("PHYSICAL_IMG_NR") for p in pages] == ["1", "3"]
+    only_failed = {**doc, "pages": [doc["pages"][1]]}
+    for fmt in ("hocr", "alto"):
+        with pytest.raises(ValueError):
+            export.render(only_failed, fmt)
+
+
+def test_real_pages_in_hocr_carry_every_word_and_alto_validates(reference_runs, alto_schema):
+    """OCR of two pinned pages as one document: hOCR has every word, in order, with its bbox and x_wconf."""
+    pages = [reference_runs(n)["ours"] for n in ("typewriter", "baiona")]
+    from retto import document
+    doc = document.document_record("scan.pdf", [document.page_record(p, i, dpi=200)
+                                                for i, p in enumerate(pages, 1)], 2)
+    root = ET.fromstring(export.render(doc, "hocr"))
+    for number, (page, div) in enumerate(zip(pages, root.findall(f".//{XHTML}div[@class='ocr_page']")), 1):
+        want = [w for line in page["lines"] for w in export.line_words(line)]
+        got = [s for s in div.iter(f"{XHTML}span") if s.get("class") == "ocrx_word"]
+        assert len(want) > 10 and [s.text for s in got] == [w["text"] for w in want], number
+        for span, word in zip(got, want):
+            x0, y0, x1, y1 = export.bounds(word["box"])
+            assert span.get("title") == f"bbox {x0} {y0} {x1} {y1}; x_wconf {round(100 * word['score'])}"
+    alto_schema.validate(export.render(doc, "alto"))
+    alto_schema.validate(export.render({"path": "t.png", **pages[0]}, "alto"))

@@ -150,7 +150,7 @@ def test_cli_json_one_result_per_image_with_providers(tmp_path, image_paths):
     assert len(good["lines"]) >= 15 and "BAIONA" in [l["text"] for l in good["lines"]]
     assert set(good["backend"]) == {"det", "cls", "rec"} and "CPUExecutionProvider" in good["backend"]["det"]
     assert bad["error"]["code"] == "invalid_image"
-    assert "providers" in proc.stderr and "1 of 2 images failed" in proc.stderr
+    assert "providers" in proc.stderr and "1 of 2 inputs failed" in proc.stderr
 
 
 def test_cli_output_dir_and_text_formats(tmp_path, image_paths):

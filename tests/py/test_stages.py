@@ -24,6 +24,14 @@ def test_det_input_size_uses_half_to_even_rounding():
     assert det.input_size(1440, 1984, DetConfig()) == (1440, 1984)
 
 
+def test_det_max_upscale_caps_the_enlargement_of_small_images():
+    # A 400x50 word: the reference enlarges its short side to 736 (x14.72 -> 736 x 5888); capped at x2 it is
+    # 100 x 800, rounded to multiples of 32. Large images and the default (0: no cap) are unchanged.
+    assert det.input_size(50, 400, DetConfig()) == (736, 5888)
+    assert det.input_size(50, 400, DetConfig(max_upscale=2)) == (96, 800)
+    assert det.input_size(1440, 1984, DetConfig(max_upscale=2)) == (1440, 1984)
+
+
 def test_det_preprocess_is_bgr_and_normalised():
     img = np.zeros((736, 736, 3), np.uint8)
     img[..., 0] = 255                                    # pure red in RGB

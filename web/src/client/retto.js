@@ -7,11 +7,21 @@
 //   await Retto.modelSets({assetBase}) lists the sets: [{name, label, summary, languages, bytes, default, webgl}].
 // Robustness options: watchdogMs (default 120000: a job with no sign of life for that long counts as a crash;
 // 0 disables it), abortGraceMs (default 2000: a running job that ignores an abort this long is ended with its
-// worker), recycleHeapBytes (default 1.5e9: after a job that left the worker's wasm heap larger, the worker
-// is replaced by a fresh one; the heap never shrinks). ocr.boots counts the workers this instance started.
+// worker), recycleHeapBytes (default 1.5e9: after a job that left the worker's wasm memory larger, the worker
+// is replaced by a fresh one; wasm memory never shrinks), idleRecycleBytes (default 280e6: a worker whose wasm
+// memory is above this is replaced after 1.5 s without calls, so memory goes back between batches: a resting
+// tab stays near 600 MB; 0 disables it). ocr.boots counts the workers this instance started.
 // `backend` may name one backend per model. GPU backends are checked against wasm at start (the canary); what
 // actually runs each model, and why, is in ocr.info (backend, fallbacks, canary, warnings) and every result.
 //   const result = await ocr.recognize(blobOrFileOrImageBitmapOrArrayBuffer, { signal, onProgress });
+// A PDF (bytes starting with %PDF-, whatever the name) resolves with the document record instead:
+//   {path, kind: 'pdf', page_count, pages: [result + {page, dpi} | {page, error}], warnings?}; each page is one
+//   OCR job; onProgress also gets {stage: 'page', page, pageCount}, and onPage({page, pageCount, record,
+//   preview}) runs as each page is done (preview: a JPEG Blob of the rendered page, for display).
+//   const blob = await ocr.export(record, 'json' | 'jsonl' | 'text' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf',
+//                                 { source, name });   // the same bytes as `retto --format …` writes
+// 'pdf' (searchable PDF) needs the input: source = the image or PDF file the record was read from; a list of
+// records with { sources } makes one multi-page PDF.
 //   ocr.terminate();
 
 export class RettoError extends Error {
@@ -31,6 +41,9 @@ function abortError() {
 const DEFAULT_ABORT_GRACE_MS = 2000;
 const DEFAULT_WATCHDOG_MS = 120000;
 const DEFAULT_RECYCLE_HEAP_BYTES = 1.5e9;
+const DEFAULT_IDLE_RECYCLE_BYTES = 280e6;
+const IDLE_RECYCLE_MS = 1500;
+const REBOOT_DELAY_MS = 5000; // the ended worker's memory (its wasm heaps, onnxruntime's threads) takes seconds to go
 
 function defaultAssetBase() {
   return new URL('assets/', document.baseURI).href;
@@ -54,12 +67,12 @@ class WorkerHandle {
     this.onCrash = onCrash;
   }
 
-  request(type, payload, { transfer = [], onProgress } = {}) {
+  request(type, payload, { transfer = [], onProgress, onPage } = {}) {
     if (this.dead) return Promise.reject(new RettoError('worker_crashed', 'OCR worker is gone'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       // No watchdog while booting: downloads take as long as the network does.
-      const p = { resolve, reject, onProgress, timer: null, watched: type !== 'init' };
+      const p = { resolve, reject, onProgress, onPage, timer: null, watched: type !== 'init' };
       this.pending.set(id, p);
       this.watch(p);
       this.worker.postMessage({ ...payload, type, id }, transfer);
@@ -95,6 +108,7 @@ class WorkerHandle {
     if (!p) return;
     this.watch(p);
     if (msg.type === 'progress') p.onProgress?.(msg.event);
+    else if (msg.type === 'page') p.onPage?.({ page: msg.page, pageCount: msg.pageCount, record: msg.record, preview: msg.preview });
     else if (msg.type === 'error') p.reject(new RettoError(msg.error.code, msg.error.message));
     else if (msg.type === 'ready') p.resolve(msg.info);
     else if (msg.type === 'result') p.resolve({ result: msg.result, stats: msg.stats });
@@ -111,6 +125,25 @@ class WorkerHandle {
   }
 }
 
+async function inputBytes(input) {
+  if (input instanceof Blob) return input.arrayBuffer();
+  if (input instanceof ArrayBuffer) return input.slice(0);
+  if (ArrayBuffer.isView(input)) return input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
+  throw new RettoError('invalid_image', 'input must be a Blob, File, ImageBitmap, ArrayBuffer or typed array');
+}
+
+/** retto.export's formats: the MIME type of the Blob ocr.export gives, and the file extension the CLI uses. */
+export const EXPORT_FORMATS = {
+  json: { type: 'application/json', ext: 'json' },
+  jsonl: { type: 'application/x-ndjson', ext: 'jsonl' },
+  text: { type: 'text/plain;charset=utf-8', ext: 'txt' },
+  tsv: { type: 'text/tab-separated-values;charset=utf-8', ext: 'tsv' },
+  md: { type: 'text/markdown;charset=utf-8', ext: 'md' },
+  hocr: { type: 'application/xhtml+xml', ext: 'hocr' },
+  alto: { type: 'application/xml', ext: 'alto.xml' },
+  pdf: { type: 'application/pdf', ext: 'pdf' },
+};
+
 async function toMessage(input, maxPixels) {
   // Encoded images go to Python as bytes (decoded by Pillow, exactly as natively); ImageBitmaps as pixels.
   if (typeof ImageBitmap !== 'undefined' && input instanceof ImageBitmap) {
@@ -122,24 +155,22 @@ async function toMessage(input, maxPixels) {
     const copy = await createImageBitmap(input); // transfer a copy: the caller keeps theirs
     return { msg: { kind: 'bitmap', data: copy }, transfer: [copy] };
   }
-  let buffer;
-  if (input instanceof Blob) buffer = await input.arrayBuffer();
-  else if (input instanceof ArrayBuffer) buffer = input.slice(0);
-  else if (ArrayBuffer.isView(input)) buffer = input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength);
-  else throw new RettoError('invalid_image', 'input must be a Blob, File, ImageBitmap, ArrayBuffer or typed array');
-  return { msg: { kind: 'bytes', data: buffer }, transfer: [buffer] };
+  const buffer = await inputBytes(input);
+  // name: a PDF's document record names its input (`path`), as the CLI's does
+  return { msg: { kind: 'bytes', data: buffer, name: input.name ?? null }, transfer: [buffer] };
 }
 
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
   static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics,
     watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES,
+    idleRecycleBytes = DEFAULT_IDLE_RECYCLE_BYTES,
     abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
     const r = new Retto({ models: models || undefined, backend, config,
       assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
-      ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes, abortGraceMs });
+      ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes, idleRecycleBytes, abortGraceMs });
     await r.start(onProgress);
     return r;
   }
@@ -157,11 +188,15 @@ export class Retto {
   }
 
   constructor(options, { watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES,
+    idleRecycleBytes = DEFAULT_IDLE_RECYCLE_BYTES,
     abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     this.options = options; // sent to the worker
     this.watchdogMs = watchdogMs;
     this.abortGraceMs = abortGraceMs;
     this.recycleHeapBytes = recycleHeapBytes;
+    this.idleRecycleBytes = idleRecycleBytes;
+    this.waiting = 0; // calls queued or running: a worker is recycled for growth only when none waits
+    this.idleTimer = null;
     this.boots = 0; // workers started (the first, and each replacement)
     this.booting = null; // a replacement worker starting ahead of the next call
     this.handle = null;
@@ -177,6 +212,7 @@ export class Retto {
     this.boots += 1;
     try {
       this.info = await handle.request('init', { options: this.options }, { onProgress });
+      handle.readyHeapBytes = this.info.heapBytes ?? 0;
     } catch (e) {
       handle.fail(e); // a worker that could not boot is not kept around
       throw e;
@@ -196,11 +232,32 @@ export class Retto {
     this.onCrash(handle);
   }
 
-  /** After a job: a worker whose wasm heap grew past recycleHeapBytes is replaced now, while nothing waits. */
+  /** After a job: a worker whose wasm memory passed recycleHeapBytes is replaced now; one above idleRecycleBytes
+   *  (and above its size when ready) is replaced once no call came for IDLE_RECYCLE_MS (a batch keeps its warm
+   *  worker; the memory goes back when the queue rests). Wasm memory never shrinks: replacing is the only way
+   *  to give it back. */
   recycleIfLarge(handle) {
-    if (!this.recycleHeapBytes || handle.heapBytes <= this.recycleHeapBytes || this.handle !== handle) return;
+    if (this.handle !== handle || handle.dead) return;
+    if (this.recycleHeapBytes && handle.heapBytes > this.recycleHeapBytes) {
+      this.recycle(handle);
+    } else if (this.idleRecycleBytes && handle.heapBytes > Math.max(this.idleRecycleBytes, handle.readyHeapBytes ?? 0)) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => {
+        if (this.waiting === 0 && this.handle === handle && !handle.dead) this.recycle(handle, REBOOT_DELAY_MS);
+      }, IDLE_RECYCLE_MS);
+    }
+  }
+
+  /** Replace `handle`'s worker; the fresh one boots after `delayMs` (or at the next call, if sooner), so the old
+   *  worker's memory is gone before the new one takes its own (else the two add up to a new peak). */
+  recycle(handle, delayMs = 0) {
     this.replace(handle, new RettoError('terminated', 'OCR worker recycled (its memory grew too large)'));
-    this.booting = this.start().catch(() => {}).finally(() => { this.booting = null; });
+    const boot = () => {
+      if (this.handle || this.booting || this.terminated) return;
+      this.booting = this.start().catch(() => {}).finally(() => { this.booting = null; });
+    };
+    if (delayMs) this.idleTimer = setTimeout(boot, delayMs);
+    else boot();
   }
 
   async worker() {
@@ -212,20 +269,24 @@ export class Retto {
 
   /** Run fn(handle) after every earlier call finished (never interleaved). */
   enqueue(fn, signal) {
+    this.waiting += 1;
+    clearTimeout(this.idleTimer); // a call came: the worker stays
     const run = this.queue.then(async () => {
       if (signal?.aborted) throw abortError();
       return fn(await this.worker());
-    });
+    }).finally(() => { this.waiting -= 1; });
     this.queue = run.catch(() => {});
     return run;
   }
 
-  /** OCR one image; resolves with the same JSON shape as native `result.to_dict()`. */
-  recognize(input, { signal, onProgress } = {}) {
+  /** OCR one image; resolves with the same JSON shape as native `result.to_dict()`. A PDF resolves with the
+   *  document record (retto.document); name (default: the File's name) is its `path`. */
+  recognize(input, { signal, onProgress, onPage, name } = {}) {
     if (signal?.aborted) return Promise.reject(abortError());
     const job = this.enqueue(async (handle) => {
       const { msg, transfer } = await toMessage(input, this.info?.limits?.maxPixels);
-      const done = handle.request('recognize', msg, { transfer, onProgress });
+      if (name) msg.name = name;
+      const done = handle.request('recognize', msg, { transfer, onProgress, onPage });
       const id = handle.lastId();
       let grace = null;
       const onAbort = () => {
@@ -253,6 +314,22 @@ export class Retto {
     });
   }
 
+  /** A record (or, for 'pdf', a list of records) in one of retto.export's formats, as a Blob of its MIME type.
+   *  For 'pdf', source (or sources, one per record) is the input each record was read from. */
+  export(record, format, { source, sources, name } = {}) {
+    if (!EXPORT_FORMATS[format]) return Promise.reject(new RettoError('invalid_config', `unknown export format ${format}`));
+    return this.enqueue(async (handle) => {
+      let buffers = [];
+      if (format === 'pdf') {
+        const list = sources ?? [source];
+        buffers = await Promise.all(list.map((s) => (s == null ? null : inputBytes(s))));
+      }
+      const msg = { record, format, sources: buffers, name: name ?? null };
+      const { result } = await handle.request('export', msg, { transfer: buffers.filter(Boolean) });
+      return new Blob([result], { type: EXPORT_FORMATS[format].type });
+    });
+  }
+
   /** Diagnostics (backend canary, tests): run one model on a raw float32 tensor. */
   runModel(name, data, dims) {
     return this.enqueue(async (handle) => {
@@ -274,6 +351,7 @@ export class Retto {
 
   terminate() {
     this.terminated = true;
+    clearTimeout(this.idleTimer);
     this.handle?.fail(new RettoError('terminated', 'this Retto instance was terminated'));
     this.handle = null;
   }

@@ -5,9 +5,12 @@
 //
 // Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), models (a model set's name,
 // e.g. "ppocr-v6-tiny"; default: the build's default set), asset-base (default: assets/ next to this module),
-// show-boxes. Method: recognize(blob | file | url) -> Promise<result JSON>. Events (bubbling, composed):
-// retto-progress {detail: progress event}, retto-result {detail: result JSON}, retto-error {detail: {code,
-// message, title, advice}}. All elements on a page with the same backend, asset base and model set share one
+// show-boxes. Method: recognize(blob | file | url) -> Promise<result JSON> (an image or a PDF; a PDF resolves
+// with the document record {path, kind: 'pdf', page_count, pages}). Events (bubbling, composed):
+// retto-progress {detail: progress event; a PDF adds {stage: 'page', page, pageCount}}, retto-result {detail:
+// result JSON; for a PDF one event per page, the page's result with its `page` number}, retto-error {detail:
+// {code, message, title, advice}, + `page` for a PDF page that failed}. method export(format) -> Blob: the
+// last result in one of retto.export's formats (text, json, hocr, pdf, ...). All elements on a page with the same backend, asset base and model set share one
 // web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { h } from '../shared/dom.js';
@@ -44,19 +47,22 @@ export class RettoOcrElement extends HTMLElement {
     super();
     const root = this.attachShadow({ mode: 'open' });
     root.adoptedStyleSheets = [styles()];
-    this.fileInput = h('input', { type: 'file', accept: 'image/*', class: 'retto-sr', tabindex: '-1', 'aria-hidden': 'true' });
+    this.fileInput = h('input', { type: 'file', accept: 'image/*,application/pdf,.pdf', class: 'retto-sr', tabindex: '-1', 'aria-hidden': 'true' });
     this.chooseButton = h('button', { type: 'button', class: 'choose', part: 'button' }, 'choose a file');
     this.dropzone = h('div', { class: 'dropzone', part: 'dropzone', tabindex: '0', role: 'group',
-      'aria-label': 'Image input: drop an image here, paste one, or choose a file' },
-    h('p', {}, 'Drop an image here, paste it, or ', this.chooseButton, '.'), this.fileInput);
+      'aria-label': 'Image or PDF input: drop one here, paste it, or choose a file' },
+    h('p', {}, 'Drop an image or a PDF here, paste it, or ', this.chooseButton, '.'), this.fileInput);
     this.statusEl = h('p', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite' }, 'Starting…');
     this.progressEl = h('progress', { part: 'progress', max: 1, value: 0, hidden: true, 'aria-label': 'progress' });
     this.errorEl = h('div', { class: 'error', part: 'error', role: 'alert', hidden: true });
     this.figure = h('figure', { class: 'figure', part: 'figure' });
     this.linesEl = h('ol', { class: 'lines', part: 'lines', 'aria-label': 'Recognised text' });
+    this.pageSelect = h('select', { class: 'pages', part: 'pages', 'aria-label': 'Page', hidden: true });
+    this.pageSelect.addEventListener('change', () => this.showPage(Number(this.pageSelect.value)));
     this.resultEl = h('div', { class: 'result', part: 'result', hidden: true }, this.figure, this.linesEl);
     root.append(h('div', { class: 'container', part: 'container' },
-      this.dropzone, this.statusEl, this.progressEl, this.errorEl, this.resultEl));
+      this.dropzone, this.statusEl, this.progressEl, this.errorEl, this.pageSelect, this.resultEl));
+    this.pages = []; // a PDF's pages shown: [{record, url}]
     this.view = new ResultView({ figure: this.figure, list: this.linesEl });
     this.engineRef = null;
     this.busy = 0; // recognize() calls in flight
@@ -124,7 +130,23 @@ export class RettoOcrElement extends HTMLElement {
     try {
       const blob = await toBlob(input);
       const ocr = await engineRef.engine;
-      const result = await ocr.recognize(blob, { onProgress: (ev) => this.onProgress(ev) });
+      this.source = blob;
+      let pdf = false;
+      const result = await ocr.recognize(blob, {
+        onProgress: (ev) => this.onProgress(ev),
+        onPage: (p) => { // a PDF: each page is shown and announced as soon as it is read
+          if (!pdf) this.clearPages();
+          pdf = true;
+          this.addPage(p);
+        },
+      });
+      if (pdf) {
+        this.result = result;
+        const failed = result.pages.filter((p) => p.error).length;
+        this.setStatus(`${result.page_count} page${result.page_count === 1 ? '' : 's'} read${failed ? `, ${failed} failed` : ''}`);
+        return result;
+      }
+      this.clearPages();
       this.showResult(blob, result, input);
       this.emit('retto-result', result);
       return result;
@@ -135,6 +157,51 @@ export class RettoOcrElement extends HTMLElement {
       this.busy -= 1;
       this.progressEl.hidden = true;
     }
+  }
+
+  /** The last result in one of retto.export's formats, as a Blob ('pdf': a searchable PDF of its input). */
+  async export(format) {
+    if (!this.result) throw Object.assign(new Error('nothing recognised yet'), { code: 'invalid_image' });
+    const ref = this.engineRef ?? (this.connectEngine(), this.engineRef);
+    const ocr = await ref.engine;
+    const record = this.result.pages ? this.result : { path: this.source?.name ?? 'image', ...this.result };
+    return ocr.export(record, format, { source: this.source });
+  }
+
+  // ---- a PDF's pages ----
+  clearPages() {
+    for (const p of this.pages) if (p.url) URL.revokeObjectURL(p.url);
+    this.pages = [];
+    this.pageSelect.replaceChildren();
+    this.pageSelect.hidden = true;
+  }
+
+  addPage({ page, pageCount, record, preview }) {
+    this.pages.push({ record, url: preview ? URL.createObjectURL(preview) : null });
+    this.pageSelect.append(new Option(`Page ${page} of ${pageCount}${record.error ? ' (failed)' : ''}`, String(this.pages.length - 1)));
+    this.pageSelect.hidden = pageCount < 2;
+    if (this.pages.length === 1) this.showPage(0);
+    if (record.error) {
+      const why = explainError(record.error);
+      this.emit('retto-error', { code: why.code, message: why.detail, title: why.title, advice: why.advice, page });
+    } else {
+      this.emit('retto-result', record);
+    }
+  }
+
+  showPage(i) {
+    const p = this.pages[i];
+    if (!p) return;
+    this.pageSelect.value = String(i);
+    if (p.record.error) {
+      this.view.clear();
+      this.resultEl.hidden = true;
+      this.setStatus(`Page ${p.record.page}: ${explainError(p.record.error).title}`);
+      return;
+    }
+    this.view.show({ imageUrl: p.url, name: `page ${p.record.page}`, result: p.record });
+    this.view.boxesVisible = this.showBoxes;
+    this.resultEl.hidden = false;
   }
 
   // ---- rendering ----
@@ -154,7 +221,12 @@ export class RettoOcrElement extends HTMLElement {
       bar.value = ev.done;
       this.setStatus(`Reading ${ev.done}/${ev.total} lines…`);
     } else if (ev.stage === 'decode') {
-      this.setStatus('Finding text…');
+      this.setStatus(ev.pageCount ? `Page ${ev.page} of ${ev.pageCount}: finding text…` : 'Finding text…');
+    } else if (ev.stage === 'page') {
+      bar.hidden = false;
+      bar.max = ev.pageCount;
+      bar.value = ev.page - 1;
+      this.setStatus(`Page ${ev.page} of ${ev.pageCount}…`);
     }
   }
 

@@ -1,6 +1,6 @@
 // The engine's state in words, shared by the page and <retto-ocr>: loading progress in bytes, which backend runs
 // det / cls / rec and on how many threads (and why), from the info the worker reports.
-import { formatBytes } from './format.js';
+import { formatBytes } from './units.js';
 
 /** "wasm for det, cls and rec · 2 threads"; adds why when not cross-origin isolated (one thread). */
 export function describeBackends(info, { withReason = false } = {}) {
@@ -20,9 +20,10 @@ export function explainBackends(info) {
   return parts.join(' ');
 }
 
-/** setLabel: the model set being loaded, named when given ("… for “Chinese & English (classic)” …"). */
+/** The worker's load events (boot_progress.js) in words: bytes while downloading, then the start-up steps.
+ * setLabel: the model set being loaded, named when given ("… for “Chinese & English (classic)” …"). */
 export function loadingText(ev, setLabel) {
-  const what = ev.file === 'models' ? 'OCR models' : ev.file === 'python runtime' ? 'Python runtime' : ev.file;
   const forSet = setLabel ? ` for “${setLabel}”` : '';
-  return `Loading the OCR engine${forSet} (${what}): ${formatBytes(ev.loaded)} of ${formatBytes(ev.total)}`;
+  if (ev.phase === 'start') return `Starting the OCR engine${forSet}… (step ${Math.min(ev.steps.done + 1, ev.steps.total)} of ${ev.steps.total})`;
+  return `Downloading the OCR engine${forSet}… ${formatBytes(ev.loaded)} of ${formatBytes(ev.total)}`;
 }

@@ -16,6 +16,13 @@ const TEXTS = {
     'It restarts by itself. Try the image again, or a smaller copy of it.'],
   aborted: ['Cancelled.', 'Add the image again to recognise it.'],
   terminated: ['The OCR engine was restarted before this image was done.', 'Add the image again.'],
+  pdf_encrypted: ['This PDF is protected by a password.',
+    'Open it in a PDF reader, save a copy without the password, and add that copy.'],
+  pdf_invalid: ['This PDF is damaged or not really a PDF.',
+    'Open it in a PDF reader and save or print it to a new PDF, then add that file.'],
+  pdf_empty: ['This PDF has no pages.', 'There is nothing to read in it.'],
+  pdf_too_many_pages: ['This PDF has too many pages.',
+    'Split it into smaller PDFs (or raise document.max_pages in the config) and add them again.'],
 };
 
 /** {title, advice, code, detail} for an error object with a code and a message. */

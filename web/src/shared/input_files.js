@@ -1,10 +1,21 @@
-// Turning what a person drops, picks or pastes into a flat list of Files. Folders are walked recursively
-// (drag and drop only: webkitGetAsEntry), keeping the relative path for display.
+// Turning what a person drops, picks or pastes into a flat list of Files (images and PDFs). Folders are walked
+// recursively (drag and drop only: webkitGetAsEntry), keeping the relative path for display. Whether a file is
+// a PDF is decided later by its bytes (%PDF-), not here: names only choose what to take from a folder.
 
 const IMAGE_EXT = /\.(png|jpe?g|jfif|webp|gif|bmp|tiff?|ico|ppm|pgm|pbm|pnm|tga)$/i;
+const PDF_EXT = /\.pdf$/i;
 
 export function looksLikeImage(file) {
   return file.type.startsWith('image/') || IMAGE_EXT.test(file.name);
+}
+
+export function looksLikePdf(file) {
+  return file.type === 'application/pdf' || PDF_EXT.test(file.name);
+}
+
+/** What the page and the component read: images and PDFs. */
+export function looksReadable(file) {
+  return looksLikeImage(file) || looksLikePdf(file);
 }
 
 function readEntries(reader) {
@@ -28,8 +39,8 @@ async function walk(entry, prefix, out) {
 
 /**
  * Files from a drop's DataTransfer, folders included. Returns {files:[{file, path}], skipped}: files found in
- * folders that are not images are skipped (counted); files dropped directly are all kept, so a wrong one gets
- * a per-file error instead of silently vanishing.
+ * folders that are neither images nor PDFs are skipped (counted); files dropped directly are all kept, so a
+ * wrong one gets a per-file error instead of silently vanishing.
  */
 export async function filesFromDataTransfer(dt) {
   const found = [];
@@ -51,7 +62,7 @@ export function filesFromInput(input) {
   }));
 }
 
-/** Images on the clipboard of a paste event (a screenshot, or copied image files). */
+/** Files on the clipboard of a paste event (a screenshot, or copied image or PDF files). */
 export function filesFromClipboard(event) {
   const files = [];
   for (const item of Array.from(event.clipboardData?.items ?? [])) {
@@ -66,6 +77,6 @@ export function filesFromClipboard(event) {
 }
 
 function keepImages(found) {
-  const files = found.filter((f) => !f.fromFolder || looksLikeImage(f.file));
+  const files = found.filter((f) => !f.fromFolder || looksReadable(f.file));
   return { files: files.map(({ file, path }) => ({ file, path })), skipped: found.length - files.length };
 }

@@ -2,7 +2,7 @@
 // Retto.modelSets), how to name one, and which backend to ask for when a set has no WebGL version.
 // Which set is the default is read from the manifest, never assumed here.
 import { Retto } from '../client/retto.js';
-import { formatBytes } from './format.js';
+import { formatBytes } from './units.js';
 
 const lists = new Map(); // assetBase -> Promise<[set]>: one manifest fetch per asset base
 

@@ -2,7 +2,7 @@
 // both ways (hover or focus a line -> its box lights up; click a box -> its line is selected). Used by the
 // page and by <retto-ocr>; it only reads the JSON result, it never computes OCR.
 import { h, svg } from './dom.js';
-import { percent } from './format.js';
+import { percent } from './units.js';
 
 export const LOW_SCORE = 0.8; // below this a line is marked "low confidence" (the pipeline drops < 0.5)
 

@@ -1,11 +1,12 @@
 // Retto's service worker: the app (shell + Pyodide + onnxruntime-web + the default model set) in one versioned
 // cache. The build (vite_plugin_pwa.js) prepends `const PRECACHE = {version, defaultModelSet, files: [{url,
 // sha256, size}], onDemand: [{url, sha256, size, sets}]}`: `files` are saved at install; `onDemand` (the other
-// model sets) are saved into the same cache the first time the OCR worker fetches them, so a set used once
-// works offline afterwards. Every file is verified against its sha256 before it is stored. A new build means
-// new bytes in this script, so the browser installs the new version beside the old one (carrying over the
-// on-demand files that did not change); it takes over only when no page runs the old one (or the person
-// clicks "Reload to update"), then deletes the old cache: a page never sees a mix of versions.
+// model sets, pdf.js and the PDF export's wheels) are saved into the same cache the first time the OCR worker
+// fetches them, so a set (or PDFs) used once works offline afterwards. Every file is verified against its
+// sha256 before it is stored. A new build means new bytes in this script, so the browser installs the new
+// version beside the old one (carrying over the on-demand files that did not change); it takes over only when
+// no page runs the old one (or the person clicks "Reload to update"), then deletes the old cache: a page never
+// sees a mix of versions.
 /* global PRECACHE */
 const CACHE_PREFIX = 'retto-';
 const CACHE_NAME = `${CACHE_PREFIX}${PRECACHE.version}`;
@@ -41,7 +42,12 @@ async function verifiedResponse(file, stream, headers, onBytes = () => {}) {
   }
   const got = await sha256Hex(offset === body.length ? body : body.subarray(0, offset));
   if (got !== file.sha256) throw new Error(`${file.url}: sha256 ${got} does not match the build manifest`);
-  return new Response(body, { status: 200, statusText: 'OK', headers });
+  // The body is stored decoded: drop the encoding of a pre-compressed answer (scripts/precompress.mjs), or the
+  // page would be told to decode it again and given the compressed length.
+  const stored = new Headers(headers);
+  stored.delete('Content-Encoding');
+  stored.delete('Content-Length');
+  return new Response(body, { status: 200, statusText: 'OK', headers: stored });
 }
 
 /** Fetch one file, counting bytes as they arrive; resolves to a verified Response to store. */
@@ -124,6 +130,16 @@ async function saveModelSet(name) {
   tell({ type: 'model-set-saved', set: name });
 }
 
+/** Save every file of an on-use group ('pdfjs', 'export') once the page has used it. */
+async function saveGroup(group) {
+  const cache = await caches.open(CACHE_NAME);
+  for (const file of PRECACHE.onDemand) {
+    if (file.group !== group || await cache.match(absolute(file.url))) continue;
+    await cache.put(absolute(file.url), await fetchVerified(file, () => {}));
+  }
+  tell({ type: 'group-saved', group });
+}
+
 self.addEventListener('install', (event) => {
   // If anything is missing or corrupt the install fails: the previous version (if any) keeps serving.
   event.waitUntil(precache().catch((e) => {
@@ -144,6 +160,9 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('message', (event) => {
   if (event.data?.type === 'skip-waiting') self.skipWaiting();
   if (event.data?.type === 'version') event.source?.postMessage({ type: 'version', version: PRECACHE.version, cache: CACHE_NAME });
+  if (event.data?.type === 'cache-group') {
+    event.waitUntil(saveGroup(String(event.data.group)).catch((e) => tell({ type: 'group-error', group: event.data.group, message: e.message })));
+  }
   if (event.data?.type === 'cache-model-set' && event.data.set !== PRECACHE.defaultModelSet) {
     event.waitUntil(saveModelSet(String(event.data.set)).catch((e) => tell({ type: 'model-set-error', set: event.data.set, message: e.message })));
   }

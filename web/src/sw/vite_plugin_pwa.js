@@ -3,15 +3,23 @@
 //  - lists every file of dist/ with its sha256 (runtime assets: the sha256 from assets/manifest.json, checked
 //    against the file so a stale manifest fails the build instead of a service worker that never installs),
 //    split in two: `files`, precached at install (the app shell, Pyodide, onnxruntime-web, the wheel and the
-//    DEFAULT model set with its WebGL variants), and `onDemand`, the other sets' files, which the service
-//    worker saves when they are first fetched (each set is 7-32 MB; nobody needs all of them offline),
+//    DEFAULT model set with its WebGL variants), and `onDemand`, the other sets' files, pdf.js and the export
+//    wheels, which the service worker saves when they are first fetched (each set is 7-32 MB; nobody needs all
+//    of them offline; pdf.js and the export code only matter to people who use PDFs),
 //  - writes dist/sw.js = both lists + web/src/sw/sw.js. The version is a hash of both lists.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SKIP = [/^sw\.js$/, /\.map$/, /(^|\/)\.DS_Store$/];
+// .br/.gz: scripts/precompress.mjs's copies of files listed here; the server picks them by Accept-Encoding.
+const SKIP = [/^sw\.js$/, /\.map$/, /(^|\/)\.DS_Store$/, /\.(br|gz)$/];
+// Loaded only when a feature is first used: pdf.js (a PDF arrives) and the searchable-PDF export's wheels.
+// Saved on that first use, like the other model sets; the page then asks for the whole group (sw.js
+// 'cache-group'), so a later PDF needing a CMap or font the first did not still works offline.
+const LOADED_ON_USE = { pdfjs: /^assets\/pdfjs\//, export: /^assets\/export\// };
+
+const groupOf = (url) => Object.keys(LOADED_ON_USE).find((g) => LOADED_ON_USE[g].test(url)) ?? null;
 
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -61,6 +69,7 @@ export function buildPrecacheList(outDir) {
     // A model file is precached only if the default set uses it (a file two sets share counts as the default's).
     const sets = url.startsWith('assets/models/') ? (owners.get(url.slice('assets/'.length)) ?? []) : null;
     if (sets && !sets.includes(defaultSet)) onDemand.push({ ...entry, sets });
+    else if (groupOf(url)) onDemand.push({ ...entry, sets: [], group: groupOf(url) });
     else files.push(entry);
   }
   const version = sha256(JSON.stringify({ files, onDemand })).slice(0, 16);

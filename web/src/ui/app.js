@@ -2,13 +2,13 @@
 // JSON results to the views. Data flows one way: bytes -> worker (py/retto) -> JSON -> UI.
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { filesFromClipboard, filesFromDataTransfer, filesFromInput } from '../shared/input_files.js';
-import { baseName, copyText, downloadText, resultText } from '../shared/format.js';
+import { downloadAllPdf, downloadBatch, downloadOne, downloadZip } from './downloads.js';
 import { explainError } from '../shared/error_text.js';
-import { OcrQueue } from './queue.js';
+import { OcrQueue, pagesOf } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
 import { describeBackends, explainBackends, loadingText } from '../shared/engine_text.js';
-import { saveModelSetOffline, setUpOffline } from './pwa.js';
+import { saveGroupOffline, saveModelSetOffline, setUpOffline } from './pwa.js';
 import { ModelSetChoice } from './model_set_choice.js';
 import { backendForSet, listModelSets } from '../shared/model_sets.js';
 
@@ -75,6 +75,7 @@ const details = new DetailView({
   title: $('result-title'), status: $('result-status'), body: $('result-body'), actions: $('result-actions'),
   count: $('line-count'), timings: $('timings'), timingsList: $('timings-list'), figure: $('figure'),
   lines: $('lines'), showBoxes: $('show-boxes'), readWith: $('result-set'),
+  pageNav: $('page-nav'), pagePrev: $('page-prev'), pageNext: $('page-next'), pageSelect: $('page-select'),
 }, { onCopyLine: (text) => copy(text, 'Line copied'), modelSetLabel: (name) => sets.labelOf(name) });
 
 function select(job, byUser = false) {
@@ -86,6 +87,7 @@ function select(job, byUser = false) {
 
 queue.addEventListener('change', (ev) => {
   const job = ev.detail;
+  if (import.meta.env.PROD && job.status === 'done' && job.result.pages) saveGroupOffline('pdfjs');
   queueView.update(job);
   // The first image added is shown at once; after that the person picks what to look at.
   if (!state.selected) select(job);
@@ -99,9 +101,9 @@ queue.addEventListener('reset', () => {
 });
 
 function addFiles({ files, skipped }) {
-  const note = skipped ? `Skipped ${skipped} file${skipped === 1 ? '' : 's'} that are not images.` : '';
-  $('notice').textContent = files.length ? `${note} Added ${files.length} image${files.length === 1 ? '' : 's'}.`.trim()
-    : note || 'No images found in what was added.';
+  const note = skipped ? `Skipped ${skipped} file${skipped === 1 ? '' : 's'} that are neither images nor PDFs.` : '';
+  $('notice').textContent = files.length ? `${note} Added ${files.length} file${files.length === 1 ? '' : 's'}.`.trim()
+    : note || 'No images or PDFs found in what was added.';
   if (files.length) queue.add(files);
 }
 
@@ -115,6 +117,8 @@ function updateBulkActions() {
   $('copy-all').disabled = !any;
   $('download-all-txt').disabled = !any;
   $('download-all-json').disabled = finished.length === 0;
+  $('download-all-pdf').disabled = !any;
+  $('download-all-zip').disabled = !any;
   $('clear-queue').disabled = finished.length === 0;
 }
 
@@ -129,26 +133,60 @@ async function copy(text, what) {
   toast(await copyText(text) ? what : 'Copying was blocked by the browser: select the text and copy it by hand.');
 }
 
-function allText() {
-  const done = queue.jobs.filter((j) => j.status === 'done');
-  if (done.length === 1) return resultText(done[0].result);
-  return done.map((j) => `== ${j.name} ==\n${resultText(j.result)}`).join('\n\n');
+/** Copy to the clipboard; resolves true on success (the API needs a secure context and focus). */
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-function allJson() {
-  return JSON.stringify(doneJobs().map((j) => (j.status === 'done' ? { file: j.name, ...j.result }
-    : { file: j.name, error: j.error })), null, 2);
+/** The lines as shown, one per line (a PDF: its pages one after another). */
+const shownText = (job) => pagesOf(job).filter((p) => !p.error).map((p) => p.lines.map((l) => l.text).join('\n')).join('\n\n');
+
+function allText() {
+  return queue.jobs.filter((j) => j.status === 'done').map(shownText).filter(Boolean).join('\n\n');
 }
+
+/** Run a download; a failure (or what it left out) is said in the notice, never silently dropped. */
+async function download(what, fn) {
+  try {
+    const leftOut = await fn(await state.engine);
+    const names = (leftOut ?? []).map((j) => `${j.name} (${j.error.code})`);
+    $('notice').textContent = names.length ? `${what}: left out ${names.length} file${names.length === 1 ? '' : 's'} `
+      + `that could not be read: ${names.join(', ')}.` : '';
+  } catch (e) {
+    $('notice').textContent = `${what} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
+  }
+}
+
+/** After a searchable PDF was made: keep the export's wheels for offline use. */
+function savedExport() {
+  if (import.meta.env.PROD) saveGroupOffline('export');
+}
+
+const zipFormats = () => Array.from(document.querySelectorAll('input[name="zip-format"]:checked'), (c) => c.value);
 
 $('copy-all').addEventListener('click', () => copy(allText(), 'All text copied'));
-$('download-all-txt').addEventListener('click', () => downloadText('retto-ocr.txt', `${allText()}\n`));
-$('download-all-json').addEventListener('click', () => downloadText('retto-ocr.json', allJson(), 'application/json'));
+$('download-all-txt').addEventListener('click', () => download('All TXT',
+  (ocr) => downloadBatch(ocr, queue.jobs.filter((j) => j.status === 'done'), 'text', 'retto-ocr.txt')));
+$('download-all-json').addEventListener('click', () => download('All JSON',
+  (ocr) => downloadBatch(ocr, doneJobs(), 'json', 'retto-ocr.json')));
+$('download-all-pdf').addEventListener('click', () => download('All as PDF',
+  (ocr) => downloadAllPdf(ocr, doneJobs()).finally(savedExport)));
+$('download-all-zip').addEventListener('click', () => {
+  const formats = zipFormats();
+  if (!formats.length) return toast('Choose at least one format for the zip.');
+  return download('All as zip', (ocr) => downloadZip(ocr, doneJobs(), formats));
+});
 $('clear-queue').addEventListener('click', () => queue.clear());
-$('copy-one').addEventListener('click', () => copy(resultText(state.selected.result), 'Text copied'));
-$('download-txt').addEventListener('click', () => downloadText(`${baseName(state.selected.name.split('/').pop())}.txt`,
-  `${resultText(state.selected.result)}\n`));
-$('download-json').addEventListener('click', () => downloadText(`${baseName(state.selected.name.split('/').pop())}.json`,
-  JSON.stringify(state.selected.result, null, 2), 'application/json'));
+$('copy-one').addEventListener('click', () => copy(shownText(state.selected), 'Text copied'));
+for (const [id, format] of [['download-txt', 'text'], ['download-json', 'json'], ['download-pdf', 'pdf'], ['download-hocr', 'hocr']]) {
+  $(id).addEventListener('click', () => download(format === 'pdf' ? 'PDF' : format.toUpperCase(),
+    (ocr) => downloadOne(ocr, state.selected, format).then(() => { if (format === 'pdf') savedExport(); })));
+}
 
 // ---- inputs -----------------------------------------------------------------------------------------------
 for (const id of ['pick-files', 'pick-folder']) {

@@ -1,7 +1,7 @@
 // Offline support, page side: register the service worker, relay its precache progress, and offer a reload
 // when a new version is installed (the new worker waits, so a page never runs on a mix of versions). The
 // precache holds the app and the default model set; other sets are saved when first used (sw.js).
-import { formatBytes } from '../shared/format.js';
+import { formatBytes } from '../shared/units.js';
 
 /** onStatus({state: 'saving'|'ready'|'update'|'unsupported'|'error', text, loaded?, total?, apply?}) */
 export async function setUpOffline(onStatus) {
@@ -52,4 +52,11 @@ export async function setUpOffline(onStatus) {
 export function saveModelSetOffline(name) {
   if (!name || !('serviceWorker' in navigator)) return;
   navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ type: 'cache-model-set', set: name }));
+}
+
+/** After a feature loaded on first use worked (a PDF read: 'pdfjs'; a PDF exported: 'export'), save all of its
+ *  files for offline use, not just the ones that first use fetched (another PDF may need other CMaps/fonts). */
+export function saveGroupOffline(group) {
+  if (!('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ type: 'cache-group', group }));
 }

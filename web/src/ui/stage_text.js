@@ -1,5 +1,5 @@
 // Per-image progress and timings in words, for the page.
-import { formatMs } from '../shared/format.js';
+import { formatMs } from '../shared/units.js';
 
 /** Per-stage progress of one image, in words. */
 export function stageText(ev) {

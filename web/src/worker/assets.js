@@ -2,13 +2,19 @@
 import { RettoWorkerError } from './errors.js';
 
 export async function fetchManifest(assetBase) {
+  return (await fetchManifestSized(assetBase)).manifest;
+}
+
+/** The manifest and its own size in bytes (it cannot list itself; the load total counts it too). */
+export async function fetchManifestSized(assetBase) {
   const res = await fetch(new URL('manifest.json', assetBase));
   if (!res.ok) throw new RettoWorkerError('model_missing', `asset manifest missing (${res.status}): run scripts/setup_web.sh`);
-  return res.json();
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return { manifest: JSON.parse(new TextDecoder().decode(bytes)), size: bytes.length };
 }
 
 /** GET url into a Uint8Array, calling onBytes(delta) as chunks arrive. */
-export async function fetchBytes(url, onBytes, missingCode = 'model_missing') {
+export async function fetchBytes(url, onBytes = () => {}, missingCode = 'model_missing') {
   const res = await fetch(url);
   if (!res.ok) throw new RettoWorkerError(missingCode, `${url} could not be loaded (HTTP ${res.status})`);
   const total = Number(res.headers.get('content-length')) || 0;
@@ -54,17 +60,17 @@ async function fetchChecked(url, sha256, label, onBytes) {
 }
 
 /** The set's files (det, cls, rec and its dictionary file if it has one), fetched in parallel, each checked
- * against the manifest (code model_integrity). Only this set is downloaded. */
-export async function fetchModels(assetBase, modelSet, onBytes) {
-  const entries = await Promise.all(Object.entries(modelSet.files).map(async ([role, m]) => (
-    [role, await fetchChecked(new URL(m.file, assetBase), m.sha256, m.file, onBytes)])));
-  return Object.fromEntries(entries);
+ * against the manifest (code model_integrity): {role: Promise<bytes>}, so a session can start on the first file
+ * in. Only this set is downloaded. */
+export function fetchModels(assetBase, modelSet, onBytes = () => {}) {
+  return Object.fromEntries(Object.entries(modelSet.files).map(([role, m]) => (
+    [role, fetchChecked(new URL(m.file, assetBase), m.sha256, m.file, onBytes)])));
 }
 
 /** The set's WebGL model variants (scripts/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,
  * rec_widths, batch, cls_hw, rec_height}}. The index is checked against the asset manifest, each variant against
  * the index. */
-export async function fetchWebglModels(assetBase, manifest, modelSet, onBytes) {
+export async function fetchWebglModels(assetBase, manifest, modelSet, onBytes = () => {}) {
   if (!modelSet.webgl) {
     throw new RettoWorkerError('backend_unavailable', `model set ${modelSet.name} has no WebGL variant: `
       + `${modelSet.set.webgl?.reason ?? 'unsupported'}`);

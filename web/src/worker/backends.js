@@ -85,6 +85,14 @@ registerBackend({
 
 export const MODEL_NAMES = ['det', 'cls', 'rec'];
 
+/** What each ORT entry file loads besides itself (assets/ort/): the CPU-only build never fetches the 28 MB JSEP
+ * (WebGPU) wasm; a GPU backend's runtime brings the JSEP build instead of the CPU one (it runs wasm too). */
+export const RUNTIME_FILES = {
+  'ort.wasm.min.mjs': ['ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'],
+  'ort.min.mjs': ['ort-wasm-simd-threaded.jsep.mjs', 'ort-wasm-simd-threaded.jsep.wasm'],
+  'ort.all.min.mjs': ['ort-wasm-simd-threaded.jsep.mjs', 'ort-wasm-simd-threaded.jsep.wasm'],
+};
+
 /** backend option → {det: [names…], cls: […], rec: […]} in the order to try. */
 export function candidatesFor(option) {
   const byPriority = [...registry.values()].filter((b) => b.auto !== false)

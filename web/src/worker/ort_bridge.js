@@ -39,17 +39,26 @@ export class OrtModels {
     this.resetStats();
   }
 
-  /** inputs: the model set's input sizes (canary shapes); loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
-   * stamp(bytes, input, output): Promise<Uint8Array> (retto.onnx_stamp in Pyodide);
-   * diagnostics: {allowSoftware?, perturbCanary?: {backend, model} or a list of them} (tests only). */
-  static async create({ assetBase, backend, threads, modelBytes, inputs, loadWebgl, stamp, diagnostics = {} }) {
+  /** The backend plan (backends.js planBackends), or backend_unavailable when nothing can run. */
+  static async plan(backend, diagnostics = {}) {
     const plan = await planBackends(backend, { allowSoftware: Boolean(diagnostics.allowSoftware) });
     if (!plan.runtime) {
       const why = Object.entries(plan.probes).map(([n, p]) => `${n}: ${p.reason}`).join('; ');
       throw new RettoWorkerError('backend_unavailable', `no usable backend for ${JSON.stringify(backend)} (${why})`);
     }
+    return plan;
+  }
+
+  /** plan: OrtModels.plan(); modelBytes: {det|cls|rec: bytes or a promise of them} (sessions are made in that
+   * order, each as soon as its bytes are in, so det is ready first);
+   * inputs: the model set's input sizes (canary shapes); loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
+   * stamp(bytes, input, output): Promise<Uint8Array> (retto.onnx_stamp in Pyodide);
+   * onStep(name): 'onnxruntime' once the runtime is loaded, then each model's name once its session is made;
+   * diagnostics: {allowSoftware?, perturbCanary?: {backend, model} or a list of them} (tests only). */
+  static async create({ assetBase, plan, threads, modelBytes, inputs, loadWebgl, stamp, onStep = () => {}, diagnostics = {} }) {
     const t = wasmThreads(threads);
     const ort = await loadRuntime(assetBase, plan.runtime, t.threads);
+    onStep('onnxruntime');
     let webgl = null;
     const ctx = { ort, modelBytes, stamp, canaryShapes: canaryShapes(inputs), webglVariants: () => (webgl ??= loadWebgl()) };
     const references = {}; // name -> Promise<wasm model>: the canary's reference, kept if a model falls back to it
@@ -91,6 +100,7 @@ export class OrtModels {
       for (const [bname, v] of Object.entries(canary[name] ?? {})) {
         if (!v.ok) warnings.push(`${name}: the ${bname} canary failed (${v.detail}), so ${name} runs on ${models[name].backend}`);
       }
+      onStep(name);
     }
     for (const [name, ref] of Object.entries(references)) {
       const r = await ref.catch(() => null);
@@ -168,7 +178,7 @@ async function createModel(ctx, name, backendName) {
       prepare: (dims) => model.session(dims).then(() => undefined), run: (input) => model.run(input),
       release: () => model.release() };
   }
-  const session = await ctx.ort.InferenceSession.create(ctx.modelBytes[name], {
+  const session = await ctx.ort.InferenceSession.create(await ctx.modelBytes[name], {
     executionProviders: b.executionProviders,
     graphOptimizationLevel: 'all',
   });

@@ -1,13 +1,22 @@
 // The OCR web worker: boots Pyodide + onnxruntime-web once, then runs the unchanged py/retto pipeline per job.
 // Message protocol (client.js is the only sender):
-//   in:  init {options: {assetBase, backend, models, config, threads, diagnostics}} | recognize {kind, data, width, height} | abort {id} | runModel {name, data, dims}
+//   in:  init {options: {assetBase, backend, models, config, threads, diagnostics}} (diagnostics.noPythonSnapshot:
+//        start Python without its stored memory snapshot, to measure it) | recognize {kind, data, width, height, name}
+//        | export {record, format, sources, name} | abort {id} | runModel {name, data, dims}
 //        | python {code} (diagnostics) | crash (diagnostics: simulates an uncaught worker error)
 //   out: progress {event} | alive (a model call started: the client's watchdog) | ready {info}
-//        | result {result, stats} | error {error:{code, message}} | fatal {error}
-import { fetchManifest, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
+//        | page {page, pageCount, record, preview} (a PDF: each page as it is done) | result {result, stats}
+//        | error {error:{code, message}} | fatal {error}
+// A recognize of bytes that start with %PDF- is a document: pages are rendered by pdf.js (pdf_pages.js) and
+// read one by one; the result is retto.document's document record.
+import './wasm_memory.js'; // first: it must see the runtimes create their memories
+import { fetchManifestSized, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
+import { RUNTIME_FILES } from './backends.js';
+import { BootProgress } from './boot_progress.js';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
-import { bootPython } from './python_runtime.js';
+import { wasmMemoryBytes } from './wasm_memory.js';
+import { bootPython, installWheels, PYODIDE_CORE } from './python_runtime.js';
 
 const state = { ready: null, current: null };
 
@@ -15,61 +24,84 @@ function post(msg, transfer = []) {
   self.postMessage(msg, transfer);
 }
 
-function sumSizes(manifest, prefix) {
-  return Object.entries(manifest.files).filter(([f]) => f.startsWith(prefix)).reduce((a, [, m]) => a + m.size, 0);
+/** Every file the boot will load, with its size (assets/manifest.json): Pyodide's core and wheels, the retto
+ * wheel, the ORT runtime the backend plan chose (and only its wasm: no JSEP build for wasm alone), the model set,
+ * and its WebGL variants when WebGL may run a model. */
+function bootFiles(manifest, modelSet, plan) {
+  const packages = new Set(manifest.pyodide.packages.map((p) => p.toLowerCase()));
+  const paths = [
+    ...PYODIDE_CORE.map((f) => `pyodide/${f}`),
+    ...Object.keys(manifest.files).filter((f) => f.startsWith('pyodide/') && f.endsWith('.whl')
+      && packages.has(f.slice('pyodide/'.length).split('-')[0].toLowerCase())),
+    manifest.retto_wheel,
+    ...[plan.runtime, ...RUNTIME_FILES[plan.runtime]].map((f) => `ort/${f}`),
+    ...Object.values(modelSet.files).map((m) => m.file),
+  ];
+  if (modelSet.webgl && Object.values(plan.usable).some((names) => names.includes('webgl'))) {
+    const dir = modelSet.webgl.replace(/[^/]*$/, '');
+    paths.push(...Object.keys(manifest.files).filter((f) => f.startsWith(dir)));
+  }
+  return Object.fromEntries(paths.map((f) => [f, manifest.files[f].size]));
 }
 
 async function init(id, options) {
   const t0 = performance.now();
   const assetBase = options.assetBase;
-  const manifest = await fetchManifest(assetBase);
+  // The backend plan first (a few ms of probing): it decides onnxruntime's files, so the load total is known
+  // before any download. Then Python, the models and onnxruntime all start at once.
+  const { manifest, size: manifestSize } = await fetchManifestSized(assetBase);
   const modelSet = modelSetEntry(manifest, options.models);
-  const pySize = sumSizes(manifest, 'pyodide/') + sumSizes(manifest, 'py/');
-  const modelSize = Object.values(modelSet.files).reduce((a, f) => a + f.size, 0);
-  let total = pySize + modelSize;
-  let loaded = 0;
-  const progress = (file, bytes) => {
-    loaded += bytes;
-    post({ type: 'progress', id, event: { stage: 'load', file, loaded, total } });
-  };
-  const timings = {};
-  const python = bootPython({ assetBase, manifest, log: (stream, m) => (stream === 'stderr' ? console.warn : console.log)(`[py] ${m}`) })
-    .then((r) => { timings.python = performance.now() - t0; progress('python runtime', pySize); return r; });
-  python.catch(() => {}); // awaited below; if the models fail first, that error is the one reported
-  const { dict: dictionary, ...modelBytes } = await fetchModels(assetBase, modelSet, (n) => progress('models', n));
-  timings.models = performance.now() - t0;
-  const loadWebgl = () => { // only when WebGL may run a model: its variants are another 16-22 MB
-    if (modelSet.webgl) total += sumSizes(manifest, modelSet.webgl.replace(/[^/]*$/, ''));
-    return fetchWebglModels(assetBase, manifest, modelSet, (n) => progress('WebGL models', n));
-  };
-  const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
-  const ort = await OrtModels.create({ assetBase, backend: options.backend ?? 'auto', threads: options.threads, modelBytes,
-    inputs: modelSet.set.inputs, loadWebgl, stamp, diagnostics: options.diagnostics });
-  timings.ort = performance.now() - t0;
-  const py = await python;
-  const versions = {
-    ...py.versions,
-    pyodide: py.pyodide.version,
-    'onnxruntime-web': ort.ort.env.versions?.web ?? manifest.versions['onnxruntime-web'],
-    models: Object.fromEntries(['det', 'cls', 'rec'].map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
-  };
-  const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
-  const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), modelBytes.rec, dictionary ?? null,
-    JSON.stringify(ort.info.backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}));
-  const session = pair.get(0);
-  const pyWorker = pair.get(1);
-  pair.destroy();
-  timings.ready = performance.now() - t0;
-  state.ready = { ...py, ort, session, pyWorker, versions };
-  const { name, bytes, set } = modelSet;
-  const maxPixels = py.bridge.max_pixels(session);
-  return { ...ort.info, versions, timings, limits: { maxPixels }, heapBytes: heapBytes(),
-    modelSet: { name, label: set.label, summary: set.summary, languages: set.languages, bytes, webgl: set.webgl } };
+  const plan = await OrtModels.plan(options.backend ?? 'auto', options.diagnostics);
+  const progress = new BootProgress({ assetBase, t0, files: { 'manifest.json': manifestSize, ...bootFiles(manifest, modelSet, plan) },
+    post: (event) => post({ type: 'progress', id, event }) });
+  progress.mark('plan');
+  progress.install();
+  try {
+    progress.credit('manifest.json');
+    const python = bootPython({ assetBase, manifest, snapshot: !options.diagnostics?.noPythonSnapshot, onStep: (n) => {
+      if (n === 'python') PYODIDE_CORE.forEach((f) => progress.credit(`pyodide/${f}`));
+      progress.step(n);
+    }, log: (stream, m) => (stream === 'stderr' ? console.warn : console.log)(`[py] ${m}`) });
+    python.catch(() => {}); // awaited below; if the models fail first, that error is the one reported
+    const { dict: dictionary, ...modelBytes } = fetchModels(assetBase, modelSet);
+    Object.values(modelBytes).concat(dictionary ?? []).forEach((p) => p.catch(() => {})); // awaited by the sessions
+    const loadWebgl = () => fetchWebglModels(assetBase, manifest, modelSet);
+    const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
+    const ort = await OrtModels.create({ assetBase, plan, threads: options.threads, modelBytes,
+      inputs: modelSet.set.inputs, loadWebgl, stamp, diagnostics: options.diagnostics, onStep: (n) => {
+        if (n !== 'onnxruntime') [plan.runtime, ...RUNTIME_FILES[plan.runtime]].forEach((f) => progress.credit(`ort/${f}`));
+        progress.step(n);
+      } });
+    const py = await python;
+    const versions = {
+      ...py.versions,
+      pyodide: py.pyodide.version,
+      'onnxruntime-web': ort.ort.env.versions?.web ?? manifest.versions['onnxruntime-web'],
+      models: Object.fromEntries(['det', 'cls', 'rec'].map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
+    };
+    const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
+    const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), await modelBytes.rec, (await dictionary) ?? null,
+      JSON.stringify(ort.info.backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}));
+    const session = pair.get(0);
+    const pyWorker = pair.get(1);
+    pair.destroy();
+    progress.finish(); // files the plan allowed for but no backend needed (WebGL variants when WebGPU won)
+    progress.step('session');
+    const timings = progress.timeline;
+    state.ready = { ...py, ort, session, pyWorker, versions, assetBase, manifest }; // assets: pdf.js, export wheels on demand
+    const { name, bytes, set } = modelSet;
+    const maxPixels = py.bridge.max_pixels(session);
+    return { ...ort.info, versions, timings, python: { start: py.start }, limits: { maxPixels }, heapBytes: heapBytes(),
+      modelSet: { name, label: set.label, summary: set.summary, languages: set.languages, bytes, webgl: set.webgl } };
+  } finally {
+    progress.uninstall();
+  }
 }
 
-/** Pyodide's wasm heap in bytes: it grows and never shrinks, so the client recycles a worker past a limit. */
+/** The worker's wasm memory in bytes (Pyodide's heap + onnxruntime-web's): it grows and never shrinks, so the
+ * client recycles a worker past a limit. Pyodide's heap alone where the runtimes made no memory from JS. */
 function heapBytes() {
-  return state.ready?.pyodide._module.HEAPU8.length ?? 0;
+  return Math.max(wasmMemoryBytes(), state.ready?.pyodide._module.HEAPU8.length ?? 0);
 }
 
 async function recognize(id, msg) {
@@ -101,6 +133,7 @@ async function recognize(id, msg) {
   try {
     const bytes = new Uint8Array(data);
     data = null; // only `bytes` holds the input now; nothing of it is kept after the job
+    if (kind === 'bytes' && isPdf(bytes)) return await recognizeDocument(id, bytes, msg.name, signal, t0);
     const out = JSON.parse(await s.bridge.recognize(s.session, s.pyWorker, kind, bytes, width ?? 0, height ?? 0, onProgress));
     if (out.error) return post({ type: 'error', id, error: out.error, heapBytes: heapBytes() });
     const wallMs = performance.now() - t0;
@@ -112,6 +145,167 @@ async function recognize(id, msg) {
     s.ort.signal = null;
     s.ort.onCall = null;
   }
+}
+
+// ---- PDF documents: one OCR job per page, inside one client call ------------------------------------------
+
+/** A PDF by its magic: "%PDF-" within the first 1024 bytes (the spec tolerates leading junk), never by name. */
+function isPdf(bytes) {
+  const head = bytes.subarray(0, 1024);
+  for (let i = head.indexOf(0x25); i >= 0 && i + 5 <= head.length; i = head.indexOf(0x25, i + 1)) {
+    if (head[i + 1] === 0x50 && head[i + 2] === 0x44 && head[i + 3] === 0x46 && head[i + 4] === 0x2d) return true;
+  }
+  return false;
+}
+
+// pdf_pages.js (and pdf.js with it) is loaded when the first PDF arrives: nothing of it at boot.
+const pdfPages = () => import('./pdf_pages.js');
+
+function pyError(json) {
+  const { error } = JSON.parse(json);
+  return new RettoWorkerError(error.code, error.message);
+}
+
+/** Each page: pdf.js renders it at the size retto.document decides, the unchanged RGBA path reads it, and a
+ *  `page` message carries its record and a JPEG of the page (for display) as soon as it is done. A page that
+ *  fails gets its error record; the others go on. Resolves with the document record (retto.document). */
+async function recognizeDocument(id, bytes, name, signal, t0) {
+  const s = state.ready;
+  const { openPdf, pdfPage, renderPage, closePdf } = await pdfPages();
+  const { pdf, pageCount } = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes });
+  try {
+    const refused = s.bridge.check_page_count(s.session, pageCount);
+    if (refused) throw pyError(refused);
+    const pages = [];
+    const warnings = [];
+    for (let n = 1; n <= pageCount; n++) {
+      if (signal.aborted) throw new RettoWorkerError('aborted', 'recognition was cancelled');
+      const onProgress = (stage, infoJson) => post({ type: 'progress', id,
+        event: { stage, ...JSON.parse(infoJson), page: n, pageCount } });
+      post({ type: 'progress', id, event: { stage: 'page', page: n, pageCount } });
+      let record;
+      let preview = null;
+      try {
+        const { page, widthPt, heightPt } = await pdfPage(pdf, n);
+        const size = JSON.parse(s.bridge.page_size(s.session, widthPt, heightPt));
+        if (size.error) throw new RettoWorkerError(size.error.code, size.error.message);
+        const [dpi, width, height, warning] = size;
+        if (warning) warnings.push(`page ${n}: ${warning}`); // as the CLI words it
+        const { canvas, rgba } = await renderPage(page, width, height);
+        page.cleanup();
+        preview = await previewOf(canvas);
+        canvas.width = canvas.height = 0;
+        const out = await s.bridge.recognize(s.session, s.pyWorker, 'rgba', new Uint8Array(rgba), width, height, onProgress);
+        record = JSON.parse(s.bridge.page_record(out, n, dpi));
+      } catch (e) {
+        const error = toErrorPayload(e);
+        if (error.code === 'aborted' || !pyodideAlive()) throw e;
+        const coded = error.code !== 'internal_error'; // else pdf.js failed on this page
+        record = JSON.parse(s.bridge.page_failure(n, coded ? error.code : 'pdf_invalid',
+          coded ? error.message : `page ${n} could not be rendered: ${error.message}`));
+      }
+      if (record.error?.code === 'aborted') throw new RettoWorkerError('aborted', 'recognition was cancelled');
+      pages.push(record);
+      post({ type: 'page', id, page: n, pageCount, record, preview });
+    }
+    const doc = JSON.parse(s.bridge.document_record(name || 'document.pdf', JSON.stringify(pages), pageCount,
+      JSON.stringify(warnings)));
+    const heap = heapBytes();
+    post({ type: 'result', id, result: doc, heapBytes: heap,
+      stats: { wallMs: performance.now() - t0, models: s.ort.stats, pages: pageCount, heapBytes: heap } });
+  } finally {
+    await closePdf(pdf);
+  }
+}
+
+// A JPEG of each page for the page to show (sent with the page's record, never kept here). The searchable PDF's
+// pictures are rendered again at export time and encoded by retto.pdf_export (the CLI's quality).
+const PREVIEW_JPEG_QUALITY = 0.85;
+const PREVIEW_MAX_SIDE = 1600; // the page shows it a few hundred pixels wide; boxes scale with it (viewBox)
+
+function previewOf(canvas) {
+  const scale = Math.min(1, PREVIEW_MAX_SIDE / Math.max(canvas.width, canvas.height));
+  let out = canvas;
+  if (scale < 1) {
+    out = new OffscreenCanvas(Math.max(1, Math.round(canvas.width * scale)), Math.max(1, Math.round(canvas.height * scale)));
+    out.getContext('2d').drawImage(canvas, 0, 0, out.width, out.height);
+  }
+  return out.convertToBlob({ type: 'image/jpeg', quality: PREVIEW_JPEG_QUALITY });
+}
+
+// ---- exports: retto.export, the same code the CLI writes its files with ----------------------------------------
+
+/** fpdf2 + defusedxml + fonttools, installed the first time a searchable PDF is asked for (not at boot). */
+function exportPackages() {
+  const s = state.ready;
+  if (!s.exportPackages) {
+    s.exportPackages = (async () => {
+      // pure-Python wheels whose dependencies the app ships: unpacked into site-packages, no micropip
+      await installWheels(s.pyodide, s.manifest.export_wheels.map((f) => new URL(f, s.assetBase).href));
+    })();
+    s.exportPackages.catch(() => { s.exportPackages = null; });
+  }
+  return s.exportPackages;
+}
+
+const ok = (p) => !p.error;
+
+/** The pictures of a record's pages, in order: an image's own bytes; a PDF's pages rendered again from its bytes
+ *  at the size they were read at, as JPEG (so no page pixels are kept between calls). */
+async function pagePictures(record, source) {
+  const s = state.ready;
+  if (!record.pages) return [new Uint8Array(source)];
+  const { openPdf, pdfPage, renderPage, closePdf } = await pdfPages();
+  const { pdf } = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes: new Uint8Array(source) });
+  try {
+    const out = [];
+    for (const p of record.pages.filter(ok)) {
+      const { page, widthPt, heightPt } = await pdfPage(pdf, p.page);
+      const [, width, height] = JSON.parse(s.bridge.page_size(s.session, widthPt, heightPt)); // as when it was read
+      const { canvas, rgba } = await renderPage(page, width, height);
+      canvas.width = canvas.height = 0;
+      page.cleanup();
+      const jpeg = s.bridge.encode_page_jpeg(new Uint8Array(rgba), width, height);
+      try {
+        out.push(jpeg.toJs());
+      } finally {
+        jpeg.destroy();
+      }
+    }
+    return out;
+  } finally {
+    await closePdf(pdf);
+  }
+}
+
+/** export {record, format, sources, name}: record is one record, or a list (pdf: one multi-page PDF of their
+ *  pages; json/text/...: the CLI's stdout for that batch); sources[i]: the input bytes of records[i] (pdf only).
+ *  Replies with the file's bytes. */
+async function exportRecord(id, { record, format, sources = [], name = null }) {
+  const s = state.ready;
+  let bytes;
+  if (format === 'pdf') {
+    const records = Array.isArray(record) ? record : [record];
+    if (records.some((r, i) => ok(r) && !sources[i])) {
+      throw new RettoWorkerError('invalid_config', 'a searchable PDF needs the input file of every record');
+    }
+    await exportPackages();
+    const pictures = [];
+    for (let i = 0; i < records.length; i++) {
+      if (ok(records[i])) pictures.push(...await pagePictures(records[i], sources[i]));
+    }
+    const pdf = s.bridge.searchable_pdf(JSON.stringify(Array.isArray(record) ? records : record), pictures, name);
+    try {
+      bytes = pdf.toJs();
+    } finally {
+      pdf.destroy();
+    }
+  } else if (Array.isArray(record)) { // the whole queue in one file, as the CLI prints a batch
+    bytes = new TextEncoder().encode(s.bridge.export_batch(JSON.stringify(record), format));
+  } else {
+    bytes = new TextEncoder().encode(s.bridge.export_text(JSON.stringify(record), format, name));
+  }
+  post({ type: 'result', id, result: bytes.buffer }, [bytes.buffer]);
 }
 
 async function runModel(id, { name, data, dims }) {
@@ -151,7 +345,7 @@ function onStrayError(ev) {
 }
 
 const handlers = { init: (id, m) => init(id, m.options).then((info) => post({ type: 'ready', id, info })),
-  recognize, runModel, python: runPython };
+  recognize, export: exportRecord, runModel, python: runPython };
 
 async function onMessage(ev) {
   const msg = ev.data;

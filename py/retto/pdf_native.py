@@ -1,0 +1,85 @@
+"""PDF pages to pixels natively, with pypdfium2 (PDFium). Never imported in Pyodide: the browser renders with pdf.js.
+
+Each page is rendered at `document.dpi` to exactly the size `document.render_scale` gives (the browser renders
+to the same size), on white, with the annotations' appearance streams drawn (FPDF_ANNOT) but no interactive
+form layer (forms are never initialised), as RGB uint8.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from . import document
+from .config import Config
+from .errors import INTERNAL_ERROR, PDF_ENCRYPTED, PDF_INVALID, RettoError
+
+_LOAD_ERRORS = {
+    pdfium_c.FPDF_ERR_PASSWORD: (PDF_ENCRYPTED, "the PDF is encrypted and needs a password; remove the password "
+                                                "(e.g. qpdf --decrypt) and try again"),
+    pdfium_c.FPDF_ERR_SECURITY: (PDF_ENCRYPTED, "the PDF uses an encryption scheme that cannot be opened"),
+    pdfium_c.FPDF_ERR_FORMAT: (PDF_INVALID, "the PDF is broken or not a PDF (PDFium: data format error)"),
+    pdfium_c.FPDF_ERR_FILE: (PDF_INVALID, "the PDF could not be read (PDFium: file error)"),
+}
+
+
+def open_pdf(data: bytes) -> pdfium.PdfDocument:
+    """The document, or RettoError pdf_encrypted / pdf_invalid. Opened through PDFium's own loader because
+    pypdfium2's refuses a zero-page file as if it were broken; here that one opens, and pdf_empty is decided by
+    `document.check_page_count` like every other limit."""
+    handle = pdfium_c.FPDF_LoadMemDocument64(data, len(data), None)
+    if not handle:
+        code, message = _LOAD_ERRORS.get(pdfium_c.FPDF_GetLastError(),
+                                         (PDF_INVALID, "the PDF is broken or not a PDF (PDFium could not load it)"))
+        raise RettoError(code, message)
+    return pdfium.PdfDocument(handle)
+
+
+def pdf_pages(data: bytes, cfg: Config):
+    """(page_count, iterator of (page_no, rgb ndarray | RettoError, dpi, warning | None)). Whole-document errors
+    (encrypted, broken, empty, too many pages) are raised here, before any page is rendered; a page that cannot
+    be rendered is yielded as its RettoError and the next page follows. `data` must stay alive while iterating
+    (PDFium reads from it), which the iterator itself ensures."""
+    doc = open_pdf(data)
+    try:
+        count = len(doc)
+        document.check_page_count(count, cfg.document.max_pages)
+    except BaseException:
+        doc.close()
+        raise
+    return count, _iter_pages(doc, data, cfg)
+
+
+def _iter_pages(doc: pdfium.PdfDocument, data: bytes, cfg: Config):
+    try:
+        for index in range(len(doc)):
+            try:
+                rgb, dpi, warning = render_page(doc, index, cfg.document.dpi, cfg.global_.max_pixels)
+            except RettoError as err:
+                rgb, dpi, warning = err, None, None
+            except Exception as exc:   # PDFium refusing one page must not end the document
+                rgb, dpi, warning = RettoError(INTERNAL_ERROR, f"the page could not be rendered: {exc}"), None, None
+            yield index + 1, rgb, dpi, warning
+    finally:
+        doc.close()
+        del data
+
+
+def render_page(doc: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int):
+    """(rgb HxWx3 uint8, dpi used, warning | None) for page `index` (0-based)."""
+    page = doc[index]
+    try:
+        width_pt, height_pt = page.get_size()   # as displayed: PDFium swaps them for /Rotate 90 and 270
+        dpi_used, w, h, warning = document.render_scale(width_pt, height_pt, dpi, max_pixels)
+        bitmap = pdfium.PdfBitmap.new_native(w, h, pdfium_c.FPDFBitmap_BGR, rev_byteorder=True)
+        try:
+            bitmap.fill_rect((255, 255, 255, 255), 0, 0, w, h)
+            # The page scaled into exactly w x h; REVERSE_BYTE_ORDER makes the 3-byte pixels RGB.
+            pdfium_c.FPDF_RenderPageBitmap(bitmap, page, 0, 0, w, h, 0,
+                                           pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER)
+            rgb = np.array(bitmap.to_numpy()[:, :, :3], dtype=np.uint8, copy=True)
+        finally:
+            bitmap.close()
+    finally:
+        page.close()
+    return rgb, dpi_used, warning

@@ -1,0 +1,73 @@
+// The page's downloads. Every file is written by py/retto (retto.export, the CLI's own code) in the OCR worker
+// (ocr.export); this module only names the files, bundles them (zip: fflate, loaded on first use) and saves them.
+import { EXPORT_FORMATS } from '../client/retto.js';
+
+/** "scans/report.final.pdf" -> "report.final" (for naming downloads). */
+export function baseName(path) {
+  const name = path.split('/').pop();
+  const i = name.lastIndexOf('.');
+  return i > 0 ? name.slice(0, i) : name;
+}
+
+/** A finished job as the CLI's record: an image's result with its `path` first; a PDF's document record
+ *  (which names its path already); a failed input's {path, error}. */
+export function recordOf(job) {
+  if (job.status === 'failed') return { path: job.name, error: job.error };
+  return job.result.pages ? job.result : { path: job.name, ...job.result };
+}
+
+/** Save a Blob as a file through a temporary link (the download stays on the device). */
+export function saveBlob(filename, blob) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.style.display = 'none';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** One job in one format: `report.pdf` -> `report.txt`, `report.json`, `report.pdf` (searchable), `report.hocr`. */
+export async function downloadOne(ocr, job, format) {
+  const blob = await ocr.export(recordOf(job), format, { source: job.file });
+  saveBlob(`${baseName(job.name)}.${EXPORT_FORMATS[format].ext}`, blob);
+}
+
+/** The whole queue in one text file, as the CLI prints a batch (failed inputs included, as error records). */
+export async function downloadBatch(ocr, jobs, format, filename) {
+  saveBlob(filename, await ocr.export(jobs.map(recordOf), format));
+}
+
+/** One searchable PDF of every page of the finished jobs. Returns the jobs it left out (failed). */
+export async function downloadAllPdf(ocr, jobs, filename = 'retto-ocr.pdf') {
+  const done = jobs.filter((j) => j.status === 'done');
+  const blob = await ocr.export(done.map(recordOf), 'pdf', { sources: done.map((j) => j.file), name: filename });
+  saveBlob(filename, blob);
+  return jobs.filter((j) => j.status === 'failed');
+}
+
+/** A zip with one file per finished job per format (names made unique). Returns the jobs it left out. */
+export async function downloadZip(ocr, jobs, formats, filename = 'retto-ocr.zip') {
+  const { zipSync } = await import('fflate');
+  const done = jobs.filter((j) => j.status === 'done');
+  const entries = {};
+  for (const job of done) {
+    const stem = uniqueStem(entries, baseName(job.name), formats);
+    for (const format of formats) {
+      const blob = await ocr.export(recordOf(job), format, { source: job.file });
+      entries[`${stem}.${EXPORT_FORMATS[format].ext}`] = [new Uint8Array(await blob.arrayBuffer()), { level: format === 'pdf' ? 0 : 6 }];
+    }
+  }
+  // Fixed timestamps: the same results give the same zip.
+  saveBlob(filename, new Blob([zipSync(entries, { mtime: new Date('1980-01-01T00:00:00Z') })], { type: 'application/zip' }));
+  return jobs.filter((j) => j.status === 'failed');
+}
+
+function uniqueStem(entries, stem, formats) {
+  const taken = (s) => formats.some((f) => `${s}.${EXPORT_FORMATS[f].ext}` in entries);
+  let out = stem;
+  for (let n = 2; taken(out); n++) out = `${stem} (${n})`;
+  return out;
+}

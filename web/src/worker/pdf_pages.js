@@ -1,0 +1,125 @@
+// PDF pages to pixels with pdf.js, inside the OCR worker. pdf.js is imported from the app's own assets/pdfjs/
+// the first time a PDF arrives (never at boot). Its parsing half runs in this same thread: pdf.js takes a
+// WorkerMessageHandler it finds on globalThis.pdfjsWorker instead of starting a worker of its own, whose
+// start-up code reads window.location (absent in a worker). The OCR worker is already off the main thread.
+// No DOM here: canvases are OffscreenCanvas, glyphs are drawn as paths (disableFontFace), SVG filters are off,
+// and nothing is compiled from strings (isEvalSupported: false: the app's CSP allows wasm, never eval).
+import { RettoWorkerError } from './errors.js';
+
+let pdfjs = null;
+
+async function loadPdfjs(assetBase, manifest) {
+  if (!pdfjs) {
+    const entry = manifest.pdfjs;
+    if (!entry) throw new RettoWorkerError('internal_error', 'this build has no pdf.js (assets/manifest.json)');
+    pdfjs = (async () => {
+      const lib = await import(/* @vite-ignore */ new URL(entry.module, assetBase).href);
+      globalThis.pdfjsWorker = await import(/* @vite-ignore */ new URL(entry.worker, assetBase).href);
+      return { lib, base: new URL(entry.base, assetBase).href };
+    })();
+    pdfjs.catch(() => { pdfjs = null; }); // a failed download may be retried by the next PDF
+  }
+  return pdfjs;
+}
+
+class OffscreenCanvasFactory {
+  create(width, height) {
+    if (width <= 0 || height <= 0) throw new Error('Invalid canvas size');
+    const canvas = new OffscreenCanvas(width, height);
+    return { canvas, context: canvas.getContext('2d', { willReadFrequently: true }) };
+  }
+
+  reset(cc, width, height) {
+    cc.canvas.width = width;
+    cc.canvas.height = height;
+  }
+
+  destroy(cc) {
+    cc.canvas.width = cc.canvas.height = 0;
+    cc.canvas = null;
+    cc.context = null;
+  }
+}
+
+/** pdf.js's hooks for SVG filters (transfer functions, high-contrast mode): none in a worker, as in Node. */
+class NoFilterFactory {
+  addFilter() { return 'none'; }
+  addHCMFilter() { return 'none'; }
+  addAlphaFilter() { return 'none'; }
+  addLuminosityFilter() { return 'none'; }
+  addHighlightHCMFilter() { return 'none'; }
+  destroy() {}
+}
+
+/** pdf.js's exception for a PDF -> our error codes (retto/errors.py: pdf_encrypted, pdf_invalid). */
+function openError(e) {
+  const name = e?.name ?? '';
+  if (name === 'PasswordException') {
+    return new RettoWorkerError('pdf_encrypted', 'the PDF is protected by a password; open it, save an unprotected copy and try again');
+  }
+  const why = e?.message || String(e);
+  return new RettoWorkerError('pdf_invalid', `the PDF could not be read (${name ? `${name}: ` : ''}${why})`);
+}
+
+/** Open a PDF from its bytes (the buffer is handed to pdf.js). Returns {pdf, pageCount}. */
+export async function openPdf({ assetBase, manifest, bytes }) {
+  const { lib, base } = await loadPdfjs(assetBase, manifest);
+  const task = lib.getDocument({
+    data: bytes,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    useWorkerFetch: true, // the in-thread parser fetches CMaps, fonts and decoders itself, from our origin
+    cMapUrl: `${base}cmaps/`,
+    cMapPacked: true,
+    standardFontDataUrl: `${base}standard_fonts/`,
+    wasmUrl: `${base}wasm/`,
+    iccUrl: `${base}iccs/`,
+    CanvasFactory: OffscreenCanvasFactory,
+    FilterFactory: NoFilterFactory,
+    ownerDocument: { fonts: self.fonts },
+    isOffscreenCanvasSupported: true,
+    isImageDecoderSupported: false,
+    enableXfa: false,
+    verbosity: 0,
+  });
+  let pdf;
+  try {
+    pdf = await task.promise;
+  } catch (e) {
+    task.destroy();
+    throw openError(e);
+  }
+  return { pdf, pageCount: pdf.numPages };
+}
+
+/** Page n (1-based): {page, widthPt, heightPt}, the size as displayed (the page's /Rotate applied). */
+export async function pdfPage(pdf, n) {
+  const page = await pdf.getPage(n);
+  const vp = page.getViewport({ scale: 1 });
+  return { page, widthPt: vp.width, heightPt: vp.height };
+}
+
+/** Draw the page on white at exactly width x height pixels (the size retto.document.render_scale decided);
+ *  returns {canvas, rgba: ArrayBuffer of width*height*4}. Annotations are drawn from their appearance streams. */
+export async function renderPage(page, width, height) {
+  const vp = page.getViewport({ scale: 1 });
+  // One scale per axis, so the page fills the rounded pixel size exactly, as pdfium's renderer does natively.
+  const sx = width / vp.width;
+  const sy = height / vp.height;
+  const canvas = new OffscreenCanvas(width, height);
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  await page.render({
+    canvas,
+    canvasContext: ctx,
+    viewport: vp,
+    transform: [sx, 0, 0, sy, 0, 0],
+    background: 'rgb(255,255,255)',
+  }).promise;
+  const rgba = ctx.getImageData(0, 0, width, height).data.buffer;
+  return { canvas, rgba };
+}
+
+export function closePdf(pdf) {
+  return pdf?.destroy().catch(() => {});
+}
