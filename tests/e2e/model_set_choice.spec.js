@@ -53,10 +53,10 @@ test('page: "Text to read" lists every set; a switch reads the next image with i
   await expect(select).toHaveValue(OTHER);
   await expect(page.locator('#backend')).toHaveValue('webgl');
   if (otherSet.webgl.supported === false) {
-    await expect(page.locator('#model-set-note')).toHaveText(/has no WebGL version, so it runs on WebGPU or wasm instead\.$/);
+    await expect(page.locator('#model-set-note')).toHaveText(/has no WebGL version, so it runs on the CPU or through WebGPU instead\.$/);
   }
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
-  if (otherSet.webgl.supported === false) await expect(page.locator('#backend-info')).toContainText('wasm');
+  if (otherSet.webgl.supported === false) await expect(page.locator('#backend-info')).toContainText('runs on this device (CPU');
 });
 
 test('component: models="…" reads with that set; same set shares a worker, a changed attribute re-creates the engine', async ({ app, servers }) => {

@@ -93,7 +93,7 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     // Another set, used once online: the service worker saves its files as the OCR worker fetches them.
     await page.locator('#model-set').selectOption(OTHER);
     await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
-    await expect(page.locator('#backend-info')).toContainText('wasm');
+    await expect(page.locator('#backend-info')).toContainText('runs on this device (CPU');
     await expect.poll(async () => {
       const now = await cachedPaths(page, v1[0]);
       return setFiles(OTHER, { webgl: false }).filter((f) => !now.includes(f));

@@ -47,13 +47,30 @@ test('page: queue with a bad file and linn.png; boxes, linking, copy, downloads,
   await page.addInitScript(recorder);
   await page.goto(`${servers.isolated}${PAGE}`);
 
-  // First visit: the engine loads with byte progress, then says what runs det/cls/rec and on how many threads.
+  // First visit: the engine loads with byte progress, then says in words where OCR runs and on how many threads.
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
   const loading = await page.evaluate(() => window.__seen.loading);
   expect(loading.some((t) => /\d(\.\d)? MB of \d+(\.\d)? MB/.test(t)), loading.join('\n')).toBe(true);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-  await expect(page.locator('#backend-info')).toContainText(`${cores} thread`);
-  await expect(page.locator('#backend-info')).toContainText(/wasm/);
+  await expect(page.locator('#backend-info'))
+    .toHaveText(`Ready · runs on this device (CPU, ${cores === 1 ? 'one thread' : `${cores} threads`})`);
+  // No engineer's words on the main screen, in the status or the backend selector, and no tooltip.
+  const jargon = /\b(wasm|det|cls|rec)\b|SharedArrayBuffer|SwiftShader|ANGLE/;
+  for (const el of await page.locator('#engine > :not(details)').all()) await expect(el).not.toContainText(jargon);
+  expect(await page.locator('#engine [title]').count()).toBe(0);
+  // The selector offers the worker's backends (web/src/worker/backends.js) plus auto.
+  expect(await page.locator('#backend option').evaluateAll((os) => os.map((o) => o.value)))
+    .toEqual(['auto', 'wasm', 'webgpu', 'webgl']);
+  // The details sit behind a "Technical details" disclosure, opened from the keyboard.
+  const details = page.locator('#engine-details');
+  await expect(details.locator('dl')).toBeHidden();
+  await details.locator('summary').focus();
+  await page.keyboard.press('Enter');
+  await expect(details).toHaveAttribute('open', '');
+  await expect(details.locator('dl')).toContainText('det: wasm · cls: wasm · rec: wasm');
+  await expect(details.locator('dl')).toContainText(`wasm threads${cores}`);
+  await page.keyboard.press('Enter');
+  await expect(details.locator('dl')).toBeHidden();
   await expect(page.locator('#result-actions')).toBeHidden(); // nothing to act on yet
   await expect(page.locator('#result-body')).toBeHidden();
 
@@ -183,7 +200,7 @@ test('page: an EXIF-rotated photo is shown upright with its boxes in place; back
   await page.goto(`${servers.isolated}${PAGE}?backend=wasm`);
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
   await expect(page.locator('#backend')).toHaveValue('wasm');
-  await expect(page.locator('#backend-info')).toContainText('wasm for det, cls and rec');
+  await expect(page.locator('#backend-info')).toContainText('Ready · runs on this device (CPU');
   await page.locator('#pick-files').setInputFiles(photo);
   const row = page.locator('#queue .job', { hasText: 'sideways.jpg' });
   await expect(row).toHaveAttribute('data-status', /done|failed/, { timeout: OCR_TIMEOUT });
@@ -208,11 +225,35 @@ test('page: an EXIF-rotated photo is shown upright with its boxes in place; back
   });
   await page.screenshot({ path: join(ARTEFACTS, 'ui-desktop-exif.png') });
 
-  // WebGPU in this Chromium (no GPU, no --enable-unsafe-webgpu): a plain-words error, then back to auto.
+  // WebGPU in this Chromium (no GPU, no --enable-unsafe-webgpu): choosing it never leaves the engine down; the
+  // page falls back by itself to what runs (the CPU) and says so in one sentence.
+  expect(await page.evaluate(async () => Boolean(await navigator.gpu?.requestAdapter()))).toBe(false);
+  await page.evaluate(() => {
+    window.__engineStates = [];
+    new MutationObserver(() => window.__engineStates.push(document.getElementById('engine').dataset.state))
+      .observe(document.getElementById('engine'), { attributes: true, attributeFilter: ['data-state'] });
+  });
   await page.locator('#backend').selectOption('webgpu');
-  await expect(page.locator('#engine')).toHaveAttribute('data-state', 'error', { timeout: BOOT_TIMEOUT });
-  await expect(page.locator('#backend-info')).toContainText('cannot run in this browser');
-  await page.locator('#backend').selectOption('auto');
-  await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
+  await expect(page.locator('#backend-info'))
+    .toContainText('The graphics card could not be used here, so OCR runs on the CPU.', { timeout: BOOT_TIMEOUT });
+  await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready');
+  expect(await page.evaluate(() => window.__engineStates)).not.toContain('error');
+  await expect(page.locator('#backend')).toHaveValue('webgpu'); // the person's choice stays as made
+  await page.locator('#engine-details summary').click();
+  await expect(page.locator('#engine-details dl')).toContainText('Fallback from Graphics card (WebGPU)');
+  await expect(page.locator('#engine-details dl')).toContainText('backend_unavailable');
+  await expect(page.locator('#engine-details dl')).toContainText('det: wasm · cls: wasm · rec: wasm');
+  await page.screenshot({ path: join(ARTEFACTS, 'ui-desktop-gpu-fallback.png') });
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('page: without cross-origin isolation the header says, in words, why the CPU uses one thread', async ({ app, servers }) => {
+  const { page } = app;
+  await page.goto(`${servers.plain}${PAGE}`);
+  await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
+  expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
+  await expect(page.locator('#backend-info'))
+    .toHaveText('Ready · runs on this device (CPU) · Runs on one thread: this page is not cross-origin isolated');
+  await page.locator('#engine-details summary').click();
+  await expect(page.locator('#engine-details dl')).toContainText('wasm threads1 (page is not cross-origin isolated');
 });

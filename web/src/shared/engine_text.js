@@ -1,5 +1,6 @@
 // The engine's state in words, shared by the page and <retto-ocr>: loading progress in bytes, which backend runs
-// det / cls / rec and on how many threads (and why), from the info the worker reports.
+// det / cls / rec and on how many threads (and why), from the info the worker reports. The page's status uses
+// plain words (statusInWords) and keeps the rest behind a disclosure (technicalDetails).
 import { formatBytes } from './units.js';
 
 /** "wasm for det, cls and rec · 2 threads"; adds why when not cross-origin isolated (one thread). */
@@ -18,6 +19,45 @@ export function explainBackends(info) {
   const parts = [`Threads: ${info.wasm.threadsReason}.`];
   for (const [model, why] of Object.entries(info.fallbacks ?? {})) parts.push(`${model}: ${why.join('; ')}.`);
   return parts.join(' ');
+}
+
+const GPU_NAMES = { webgpu: 'WebGPU', webgl: 'WebGL' };
+const threadsText = (n) => (n === 1 ? 'one thread' : `${n} threads`);
+
+/** The page's status line in words: "Ready · runs on this device (CPU, 2 threads)", "Ready · using the graphics
+ * card (WebGPU)", or both; without cross-origin isolation, why the CPU uses one thread. */
+export function statusInWords(info) {
+  const used = new Set(Object.values(info.backend));
+  const gpus = [...used].filter((b) => GPU_NAMES[b]).map((b) => GPU_NAMES[b]);
+  const cpu = used.has('wasm');
+  const isolated = info.wasm.crossOriginIsolated;
+  const threads = isolated ? threadsText(info.wasm.threads) : '';
+  let text;
+  if (!gpus.length) text = `Ready · runs on this device (CPU${threads ? `, ${threads}` : ''})`;
+  else text = `Ready · using the graphics card (${gpus.join(' and ')})${cpu ? ` and the CPU${threads ? ` (${threads})` : ''}` : ''}`;
+  if (cpu && !isolated) text += ' · Runs on one thread: this page is not cross-origin isolated';
+  return text;
+}
+
+/** The engine's technical details, [term, description] rows for the page's "Technical details" disclosure:
+ * per-model backend, threads and why, why other backends were not used, the GPU adapter, versions.
+ * fallback: {from, reason} when the page itself fell back from a chosen backend that could not run. */
+export function technicalDetails(info, fallback = null) {
+  const rows = [];
+  if (fallback) rows.push([`Fallback from ${fallback.from}`, fallback.reason]);
+  rows.push(['Backend per model', Object.entries(info.backend).map(([m, b]) => `${m}: ${b}`).join(' · ')]);
+  rows.push(['wasm threads', `${info.wasm.threads} (${info.wasm.threadsReason})`]);
+  for (const [model, why] of Object.entries(info.fallbacks ?? {})) rows.push([`Not used for ${model}`, why.join('; ')]);
+  for (const w of info.warnings ?? []) rows.push(['Warning', w]);
+  for (const [name, probe] of Object.entries(info.probes ?? {})) {
+    if (probe.info) rows.push([`${name} adapter`, Object.entries(probe.info).map(([k, v]) => `${k}: ${v}`).join(' · ')]);
+  }
+  if (info.runtime) rows.push(['onnxruntime-web build', info.runtime]);
+  if (info.modelSet?.name) rows.push(['Model set', info.modelSet.name]);
+  for (const [name, v] of Object.entries(info.versions ?? {})) {
+    rows.push([`${name} version`, typeof v === 'object' ? Object.entries(v).map(([k, x]) => `${k}: ${x}`).join(' · ') : String(v)]);
+  }
+  return rows;
 }
 
 /** The worker's load events (boot_progress.js) in words: bytes while downloading, then the start-up steps.

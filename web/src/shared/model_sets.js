@@ -30,5 +30,5 @@ export function modelSetLabel(sets, name) {
  * WebGL-only choice becomes auto for it: WebGPU if usable, else wasm. Returns {backend, note} (note: why). */
 export function backendForSet(backend, set) {
   if (backend !== 'webgl' || !set || set.webgl?.supported !== false) return { backend, note: '' };
-  return { backend: 'auto', note: `“${set.label}” has no WebGL version, so it runs on WebGPU or wasm instead.` };
+  return { backend: 'auto', note: `“${set.label}” has no WebGL version, so it runs on the CPU or through WebGPU instead.` };
 }

@@ -7,14 +7,14 @@ import { explainError } from '../shared/error_text.js';
 import { OcrQueue, pagesOf } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
-import { describeBackends, explainBackends, loadingText } from '../shared/engine_text.js';
+import { loadingText, statusInWords, technicalDetails } from '../shared/engine_text.js';
+import { BACKEND_CHOICES, GPU_BACKENDS, isBackendChoice } from '../shared/backends_list.js';
 import { saveGroupOffline, saveModelSetOffline, setUpOffline } from './pwa.js';
 import { ModelSetChoice } from './model_set_choice.js';
 import { backendForSet, listModelSets } from '../shared/model_sets.js';
 
 const $ = (id) => document.getElementById(id);
 const ASSET_BASE = new URL('assets/', document.baseURI).href;
-const BACKENDS = ['auto', 'wasm', 'webgpu', 'webgl'];
 
 const state = { engineKey: null, engine: null, info: null, selected: null };
 let markStarted;
@@ -22,16 +22,19 @@ const started = new Promise((resolve) => { markStarted = resolve; }); // images 
 
 // ---- engine -------------------------------------------------------------------------------------------
 /** (Re)start the engine for the chosen backend and model set. A switch ends the old worker at once; the job it
- *  cuts off and the waiting ones run on the new engine (the page is not reloaded). */
-function startEngine() {
+ *  cuts off and the waiting ones run on the new engine (the page is not reloaded).
+ *  fallback: {from, reason} when restarting on 'auto' because the chosen graphics-card backend cannot run here. */
+function startEngine(fallback = null) {
   if (state.engineKey) {
     queue.engineRestarted();
     releaseEngine(state.engineKey, { now: true });
   }
   const set = sets.current; // null if the list could not be read: the build's default set
-  const { backend } = backendForSet($('backend').value, set);
+  const chosen = backendForSet($('backend').value, set).backend;
+  const backend = fallback ? 'auto' : chosen;
   sets.describe($('backend').value);
   state.info = null;
+  showDetails([]);
   setEngineState('loading', set ? `Starting the OCR engine for “${set.label}”…` : 'Starting the OCR engine…');
   const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE, models: set?.name }, showLoading);
   state.engineKey = key;
@@ -41,22 +44,45 @@ function startEngine() {
     if (state.engine !== engine) return;
     state.info = ocr.info;
     $('loading').hidden = true;
-    setEngineState('ready', describeBackends(ocr.info, { withReason: true }), explainBackends(ocr.info));
+    const usesGpu = Object.values(ocr.info.backend).some((b) => GPU_BACKENDS.has(b));
+    const fellBack = !fallback ? '' : usesGpu ? ` “${fallback.from}” could not be used here, so OCR runs on what works `
+      + '(chosen automatically).' : ' The graphics card could not be used here, so OCR runs on the CPU.';
+    setEngineState('ready', fellBack ? `${statusInWords(ocr.info)}.${fellBack}` : statusInWords(ocr.info));
+    showDetails(technicalDetails(ocr.info, fallback));
     if (state.selected) details.show(state.selected, state.info);
     if (import.meta.env.PROD) saveModelSetOffline(ocr.info.modelSet?.name);
   }, (err) => {
     if (state.engine !== engine) return;
     $('loading').hidden = true;
     const why = explainError(err);
-    setEngineState('error', `${why.title} ${why.advice}`, `${why.code}: ${why.detail}`);
+    // A graphics-card backend that cannot run here must not leave the engine down: fall back by itself.
+    if (!fallback && GPU_BACKENDS.has(backend) && why.code === 'backend_unavailable') {
+      startEngine({ from: labelOf(backend), reason: `${why.code}: ${why.detail}` });
+      return;
+    }
+    setEngineState('error', `${why.title} ${why.advice}`);
+    showDetails([...(fallback ? [[`Fallback from ${fallback.from}`, fallback.reason]] : []), ['Error', `${why.code}: ${why.detail}`]]);
   });
 }
 
-function setEngineState(s, text, title = '') {
+function setEngineState(s, text) {
   $('engine').dataset.state = s;
   $('backend-info').textContent = text;
-  $('backend-info').title = title;
 }
+
+/** The "Technical details" disclosure: [term, description] rows (nothing while the engine starts). */
+function showDetails(rows) {
+  $('engine-details').hidden = rows.length === 0;
+  $('engine-details-list').replaceChildren(...rows.flatMap(([term, text]) => {
+    const dt = document.createElement('dt');
+    const dd = document.createElement('dd');
+    dt.textContent = term;
+    dd.textContent = text;
+    return [dt, dd];
+  }));
+}
+
+const labelOf = (backend) => BACKEND_CHOICES.find((c) => c.value === backend)?.label ?? backend;
 
 function showLoading(ev) {
   if (ev.stage !== 'load') return;
@@ -67,7 +93,22 @@ function showLoading(ev) {
 }
 
 // ---- queue and views -------------------------------------------------------------------------------------
-const queue = new OcrQueue(() => started.then(() => state.engine));
+const queue = new OcrQueue(currentEngine);
+
+/** The engine for the next job: if the one awaited fails and is replaced meanwhile (the fallback from a
+ *  graphics-card backend, or a switch), the replacement; a failure of the current engine fails the job. */
+async function currentEngine() {
+  await started;
+  for (;;) {
+    const engine = state.engine;
+    try {
+      return await engine;
+    } catch (err) {
+      if (state.engine === engine) throw err;
+    }
+  }
+}
+
 const queueView = new QueueView($('queue'), $('queue-empty'), (job) => select(job, true));
 const sets = new ModelSetChoice({ select: $('model-set'), summary: $('model-set-summary'), note: $('model-set-note') },
   () => startEngine());
@@ -228,8 +269,8 @@ document.addEventListener('paste', (ev) => {
 
 // ---- backend selector ---------------------------------------------------------------------------------------
 const params = new URLSearchParams(location.search);
-const initial = [params.get('backend'), localStorage.getItem('retto.backend'), 'auto'].find((b) => BACKENDS.includes(b));
-$('backend').value = initial;
+$('backend').replaceChildren(...BACKEND_CHOICES.map((c) => new Option(c.label, c.value)));
+$('backend').value = [params.get('backend'), localStorage.getItem('retto.backend'), 'auto'].find(isBackendChoice);
 $('backend').addEventListener('change', () => {
   localStorage.setItem('retto.backend', $('backend').value);
   startEngine();
