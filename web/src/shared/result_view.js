@@ -76,8 +76,10 @@ export class ResultView {
 
     result.lines.forEach((line, i) => {
       const low = line.score < LOW_SCORE;
+      // The accessible name starts with the visible text (text, then score) so it contains it (WCAG 2.5.3,
+      // axe label-content-name-mismatch); the line number and "low confidence" follow for screen readers.
       const text = h('button', { type: 'button', class: 'line-text', part: 'line-text',
-        'aria-label': `Line ${i + 1}: ${line.text}. Confidence ${percent(line.score)}${low ? ', low' : ''}.` },
+        'aria-label': `${line.text} ${percent(line.score)}, line ${i + 1}, ${low ? 'low confidence' : 'confidence'}` },
       h('span', { class: 'text' }, line.text || '\u00a0'),
       h('span', { class: low ? 'score low' : 'score', part: low ? 'score score-low' : 'score', title: 'confidence' },
         low ? `⚠ ${percent(line.score)}` : percent(line.score)));
