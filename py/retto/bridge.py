@@ -171,6 +171,12 @@ async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, 
 # The page loop runs in JS (pdf.js renders each page to RGBA); every decision about a document is made here, by
 # the same retto.document helpers the native CLI uses: the page limit, the pixel size of a page, the records.
 
+def is_pdf(head) -> bool:
+    """document.is_pdf (the CLI's rule) on an input's first bytes: the worker passes only those, not the file."""
+    from .document import is_pdf as rule
+    return rule(head.to_bytes())
+
+
 def check_page_count(session, page_count: int) -> str | None:
     """None, or the whole-document error JSON ({"error": {code, message}}) for a PDF of page_count pages."""
     from .document import check_page_count as check

@@ -133,7 +133,7 @@ async function recognize(id, msg) {
   try {
     const bytes = new Uint8Array(data);
     data = null; // only `bytes` holds the input now; nothing of it is kept after the job
-    if (kind === 'bytes' && isPdf(bytes)) return await recognizeDocument(id, bytes, msg.name, signal, t0);
+    if (kind === 'bytes' && s.bridge.is_pdf(bytes.subarray(0, 1024))) return await recognizeDocument(id, bytes, msg.name, signal, t0);
     const out = JSON.parse(await s.bridge.recognize(s.session, s.pyWorker, kind, bytes, width ?? 0, height ?? 0, onProgress));
     if (out.error) return post({ type: 'error', id, error: out.error, heapBytes: heapBytes() });
     const wallMs = performance.now() - t0;
@@ -148,15 +148,6 @@ async function recognize(id, msg) {
 }
 
 // ---- PDF documents: one OCR job per page, inside one client call ------------------------------------------
-
-/** A PDF by its magic: "%PDF-" within the first 1024 bytes (the spec tolerates leading junk), never by name. */
-function isPdf(bytes) {
-  const head = bytes.subarray(0, 1024);
-  for (let i = head.indexOf(0x25); i >= 0 && i + 5 <= head.length; i = head.indexOf(0x25, i + 1)) {
-    if (head[i + 1] === 0x50 && head[i + 2] === 0x44 && head[i + 3] === 0x46 && head[i + 4] === 0x2d) return true;
-  }
-  return false;
-}
 
 // pdf_pages.js (and pdf.js with it) is loaded when the first PDF arrives: nothing of it at boot.
 const pdfPages = () => import('./pdf_pages.js');
