@@ -25,9 +25,10 @@ export default defineConfig({
       input: {
         index: web('index.html'), // the product page (web/src/ui/)
         dev: web('dev.html'), // the minimal runtime page the runtime e2e tests drive
-        'retto-ocr': web('src/component/retto-ocr.js'), // the web component, at a stable URL: dist/retto-ocr.js
       },
-      output: { entryFileNames: (chunk) => (chunk.name === 'retto-ocr' ? 'retto-ocr.js' : 'app/[name]-[hash].js') },
+      // The web component (dist/retto-ocr.js) is built on its own, with no shared chunks, by
+      // vite.component.config.js (`npm run build` runs both builds).
+      output: { entryFileNames: 'app/[name]-[hash].js' },
     },
   },
   // After the build: dist/embed-example/ (verbatim) and dist/sw.js (precache list with sha256, versioned).

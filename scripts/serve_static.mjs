@@ -30,7 +30,7 @@ const TYPES = {
 export const CSP = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval' 'sha256-zcSCbYv68WbxjNzaPq23TiIC8iEkjjO7Xm7ACXAZXp4='",
-  "style-src 'self' 'sha256-dyu2c14ofCUdrXPhrsuYp3kuADfyGAWd2710KE3a85g=' 'sha256-YtG8IKoxjbfHXJQvgyx+AAcxuwTZQwTTpWfT5pb+TNA='",
+  "style-src 'self' 'sha256-dyu2c14ofCUdrXPhrsuYp3kuADfyGAWd2710KE3a85g=' 'sha256-CUyCBPdjIF38YnbWGyJiqpfIKcXOVRYry5yQdrA5i8M='",
   "style-src-attr 'unsafe-inline'",
   "img-src 'self' blob: data:",
   "connect-src 'self'",

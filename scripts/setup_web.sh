@@ -19,5 +19,6 @@ PY=python3; [ -x .venv/bin/python ] && PY=.venv/bin/python
 [ -f models/ch_PP-OCRv4_det_infer.onnx ] || "$PY" scripts/fetch_models.py
 "$PY" scripts/assemble_web_assets.py
 npx --no-install vite build --logLevel warn
+npx --no-install vite build -c vite.component.config.js --logLevel warn # dist/retto-ocr.js: one module, its worker in assets/
 node scripts/precompress.mjs --dir dist # <file>.br/.gz beside the big ones (scripts/serve_static.mjs serves them)
 echo "web app built in dist/ ($(du -sh dist | cut -f1))"

@@ -20,7 +20,8 @@ function eventLog() {
 }
 
 const texts = (r) => r.lines.map((l) => l.text);
-const ocrWorkers = (page) => page.workers().filter((w) => /\/app\/worker-[^/]*\.js/.test(w.url()));
+// The element's own build puts its worker inside assets/ (vite.component.config.js), so copying assets/ brings it.
+const ocrWorkers = (page) => page.workers().filter((w) => /\/assets\/retto-ocr\/worker-[^/]*\.js/.test(w.url()));
 
 async function waitForEvent(page, type, id) {
   await expect.poll(() => page.evaluate(({ type, id }) => window.__events.filter((e) => e.type === type && e.id === id).length,
@@ -53,8 +54,7 @@ test('component: two instances on a NON-isolated host share one worker, run on o
     expect(wasm.threadsReason).toMatch(/not cross-origin isolated/);
   }
   for (const id of ['#first', '#second']) {
-    await expect(page.locator(id).locator('.status')).toContainText('1 thread');
-    await expect(page.locator(id).locator('.status')).toContainText('not cross-origin isolated');
+    await expect(page.locator(id).locator('.status')).toContainText('Runs on one thread: this page is not cross-origin isolated');
   }
 
   // The result is shown inside: boxes (show-boxes) and lines.
@@ -91,11 +91,27 @@ test('component: isolated host uses all cores; drop, recognize(url) and retto-er
   const viaUrl = await page.locator('#second').evaluate((el) => el.recognize('/__testdata__/baiona.png'));
   expect(texts(viaUrl)).toEqual(texts(await baiona));
 
-  // Not an image: the promise rejects with a code, retto-error fires, the element says so, and it still works.
+  await expect(page.locator('#second').locator('.line')).toHaveCount(viaUrl.lines.length);
+
+  // Not an image: the promise rejects with a code, retto-error fires, the element says so, and it still works;
+  // the previous image and text are gone (they are not this input's result).
   const err = await page.locator('#second').evaluate((el) => el.recognize(new Blob(['not an image'])).then(() => null, (e) => e.code));
   expect(err).toBe('invalid_image');
   const errEvent = await waitForEvent(page, 'retto-error', 'second');
   expect(errEvent.code).toBe('invalid_image');
   await expect(page.locator('#second').locator('.error')).toContainText('could not be read as an image');
+  await expect(page.locator('#second').locator('.line')).toHaveCount(0);
+  await expect(page.locator('#second').locator('.result')).toBeHidden();
+
+  // A URL that 404s is a failed download, with its status, not advice about image formats.
+  const missing = await page.locator('#second').evaluate((el) => el.recognize('/__testdata__/no-such-file.png')
+    .then(() => null, (e) => ({ code: e.code, status: e.status, message: e.message })));
+  expect(missing).toEqual({ code: 'fetch_failed', status: 404,
+    message: `could not download ${servers.isolated}__testdata__/no-such-file.png (404)` });
+  const missingEvent = await page.evaluate(() => window.__events.filter((e) => e.type === 'retto-error').at(-1).detail);
+  expect(missingEvent).toMatchObject({ code: 'fetch_failed', status: 404 });
+  await expect(page.locator('#second').locator('.error')).toContainText('could not be downloaded');
+  await expect(page.locator('#second').locator('.error')).not.toContainText('PNG, JPEG');
+  await expect(page.locator('#second').locator('.status')).toContainText('(404)');
   expect(ocrWorkers(page)).toHaveLength(1);
 });

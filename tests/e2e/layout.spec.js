@@ -78,7 +78,7 @@ test('page: a page dropped sideways is shown upright, boxes on their words, text
 
   // Linking still works on the turned overlay: hover a line -> its box; click a box -> its line.
   const polys = page.locator('#figure polygon');
-  await lines.nth(3).locator('.line-text').hover();
+  await lines.nth(3).hover();
   await expect(polys.nth(3)).toHaveClass(/hover/);
   await polys.nth(20).click({ force: true });
   await expect(lines.nth(20)).toHaveClass(/selected/);

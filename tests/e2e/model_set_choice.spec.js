@@ -67,7 +67,7 @@ test('component: models="…" reads with that set; same set shares a worker, a c
     body: `<!doctype html><script type="module" src="../retto-ocr.js"></script>
       <retto-ocr id="a" models="${OTHER}" src="sample.png"></retto-ocr><retto-ocr id="b" models="${OTHER}"></retto-ocr>`,
   }));
-  const ocrWorkers = () => page.workers().filter((w) => /\/app\/worker-[^/]*\.js/.test(w.url()));
+  const ocrWorkers = () => page.workers().filter((w) => /\/assets\/retto-ocr\/worker-[^/]*\.js/.test(w.url()));
   await page.goto(`${servers.isolated}embed-example/models.html`);
   const a = await page.locator('#a').evaluate((el) => el.result ?? new Promise((resolve) => {
     el.addEventListener('retto-result', (e) => resolve(e.detail), { once: true });

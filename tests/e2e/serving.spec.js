@@ -265,7 +265,7 @@ test('serving: the product page boots, reads baiona.png and installs offline und
     await page.locator('#pick-files').setInputFiles(join(DATA, 'baiona.png'));
     const row = page.locator('#queue .job', { hasText: 'baiona.png' });
     await expect(row).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
-    await row.getByRole('button').click();
+    await row.locator('.job-button').click();
     await expect(page.locator('#result-body .stage img')).toBeVisible();
     // The service worker has precached everything (its fetches are under the CSP too).
     await expect(page.locator('#offline-status')).toHaveAttribute('data-state', 'ready', { timeout: OCR_TIMEOUT });

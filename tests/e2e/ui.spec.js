@@ -88,13 +88,13 @@ test('page: queue with a bad file and linn.png; boxes, linking, copy, downloads,
   expect(statuses['notes.png'].at(-1)).toBe('failed');
 
   // The bad file's error in plain words, with what to do, and the same code as natively.
-  await badRow.getByRole('button').click();
+  await badRow.locator('.job-button').click();
   await expect(page.locator('#result-status .error-title')).toHaveText(/could not be read as an image/);
   await expect(page.locator('#result-status .error-advice')).toContainText('PNG, JPEG');
   await expect(page.locator('#result-status .error-detail')).toContainText(await nativeBad);
 
   // linn.png: the same lines as the native CLI, in order, each with its confidence; low ones marked.
-  await linnRow.getByRole('button').click();
+  await linnRow.locator('.job-button').click();
   const native = await nativeLinn;
   expect(native.lines.length).toBeGreaterThan(50);
   const lines = page.locator('#lines .line');
@@ -125,16 +125,23 @@ test('page: queue with a bad file and linn.png; boxes, linking, copy, downloads,
     geometry.boxes[i].forEach((v, k) => expect(Math.abs(v - want[k]), `line ${i} box`).toBeLessThan(2));
   });
 
-  // Linking: hovering a line lights its box; clicking a box selects its line; keyboard works on lines.
-  await lines.nth(3).locator('.line-text').hover();
+  // Linking: hovering a line lights its box; clicking a box selects its line.
+  await lines.nth(3).hover();
   await expect(polys.nth(3)).toHaveClass(/hover/);
   await polys.nth(5).click({ force: true });
   await expect(lines.nth(5)).toHaveClass(/selected/);
-  await lines.nth(7).locator('.line-text').focus();
+  await expect(lines.nth(5)).toHaveAttribute('aria-selected', 'true');
+  // The lines are one listbox with a single tab stop (on the selected line now); arrows move, the focused
+  // line's box lights up, Space selects, Enter copies (tests/e2e/a11y.spec.js tests Tab and the keys at length).
+  await expect(page.locator('#lines [tabindex="0"]')).toHaveCount(1);
+  await lines.nth(5).focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await expect(lines.nth(7)).toBeFocused();
   await expect(polys.nth(7)).toHaveClass(/hover/);
-  await page.keyboard.press('Enter');
+  await page.keyboard.press('Space');
   await expect(polys.nth(7)).toHaveClass(/selected/);
-  await expect(lines.nth(7).locator('.line-text')).toHaveAttribute('aria-pressed', 'true');
+  await expect(lines.nth(7)).toHaveAttribute('aria-selected', 'true');
 
   // Copy all, copy one line (real clipboard), downloads (TXT and JSON, per image and for all).
   const nativeText = native.lines.map((l) => l.text).join('\n');
@@ -142,6 +149,9 @@ test('page: queue with a bad file and linn.png; boxes, linking, copy, downloads,
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(nativeText);
   await lines.nth(2).locator('.copy-line').click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(native.lines[2].text);
+  await lines.nth(4).focus();
+  await page.keyboard.press('Enter');
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(native.lines[4].text);
   const download = async (id) => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.locator(id).click()]);
     return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
@@ -170,7 +180,7 @@ test('page: queue with a bad file and linn.png; boxes, linking, copy, downloads,
   await expect(page.locator('#timings dl')).toContainText('det wasm · cls wasm · rec wasm');
 
   // Screenshots to look at: desktop, phone, phone in dark mode.
-  await lines.nth(5).locator('.line-text').click();
+  await lines.nth(5).click();
   await page.screenshot({ path: join(ARTEFACTS, 'ui-desktop-linn.png') });
   await page.screenshot({ path: join(ARTEFACTS, 'ui-desktop-linn-full.png'), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -26,7 +26,8 @@
 
 export class RettoError extends Error {
   /** code: invalid_image | image_too_large | model_integrity | model_missing | backend_unavailable |
-   *  inference_failed | invalid_config | aborted | worker_crashed | terminated | internal_error */
+   *  inference_failed | invalid_config | aborted | worker_crashed | worker_load_failed (the worker script did not
+   *  load: e.g. assets/ not copied beside retto-ocr.js) | terminated | internal_error */
   constructor(code, message) {
     super(message);
     this.name = 'RettoError';
@@ -57,11 +58,15 @@ class WorkerHandle {
     this.dead = false;
     this.watchdogMs = watchdogMs;
     this.heapBytes = 0; // the worker's wasm heap after its last job
+    // Written inline: Vite bundles a worker only in this exact form (new Worker(new URL('…', import.meta.url))).
     this.worker = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module', name: 'retto-ocr' });
-    this.worker.onmessage = (ev) => this.onMessage(ev.data);
+    this.heard = false; // no message yet: an error now means the worker script itself did not load or run
+    this.worker.onmessage = (ev) => { this.heard = true; this.onMessage(ev.data); };
     this.worker.onerror = (ev) => {
       ev.preventDefault?.();
-      this.fail(new RettoError('worker_crashed', `OCR worker crashed: ${ev.message || 'unknown error'}`));
+      this.fail(this.heard ? new RettoError('worker_crashed', `OCR worker crashed: ${ev.message || 'unknown error'}`)
+        : new RettoError('worker_load_failed', 'the OCR worker could not start: its script did not load'
+          + `${ev.message ? ` (${ev.message})` : ' (missing beside the page\'s assets/, or blocked by the server)'}`));
       onCrash(this);
     };
     this.onCrash = onCrash;

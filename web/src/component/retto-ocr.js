@@ -9,13 +9,16 @@
 // with the document record {path, kind: 'pdf', page_count, pages}). Events (bubbling, composed):
 // retto-progress {detail: progress event; a PDF adds {stage: 'page', page, pageCount}}, retto-result {detail:
 // result JSON; for a PDF one event per page, the page's result with its `page` number}, retto-error {detail:
-// {code, message, title, advice}, + `page` for a PDF page that failed}. method export(format) -> Blob: the
+// {code, message, title, advice}, + `page` for a PDF page that failed, + `status` for fetch_failed: a src/URL
+// that could not be downloaded, 0 = network error}; an error clears the previous result from view. method export(format) -> Blob: the
 // last result in one of retto.export's formats (text, json, hocr, pdf, ...). All elements on a page with the same backend, asset base and model set share one
 // web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
+// Built alone (vite.component.config.js): dist/retto-ocr.js is one module, its worker in dist/assets/retto-ocr/,
+// so a host copies retto-ocr.js + assets/ and nothing else. Types: web/types/retto-ocr.d.ts.
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
-import { describeBackends, loadingText } from '../shared/engine_text.js';
+import { loadingText, whereItRuns } from '../shared/engine_text.js';
 import { filesFromClipboard, filesFromDataTransfer } from '../shared/input_files.js';
 import { ResultView } from '../shared/result_view.js';
 import ownCss from './retto-ocr.css?inline';
@@ -34,10 +37,10 @@ function styles() {
   return sheet;
 }
 
-/** "Chinese & English (classic) · wasm for det, cls and rec · 2 threads": which set, what runs it. */
+/** "Chinese & English (classic) · runs on this device (CPU, 2 threads)": which set, where it runs, in words. */
 function describeEngine(info) {
   const set = info.modelSet?.label ? `${info.modelSet.label} · ` : '';
-  return `${set}${describeBackends(info, { withReason: true })}`;
+  return `${set}${whereItRuns(info)}`;
 }
 
 export class RettoOcrElement extends HTMLElement {
@@ -247,10 +250,16 @@ export class RettoOcrElement extends HTMLElement {
 
   fail(e) {
     const why = explainError(e);
+    // The previous image and text must not stay on screen as if they were this input's result.
+    this.clearPages();
+    this.view.clear();
+    this.resultEl.hidden = true;
+    this.result = null;
     this.errorEl.replaceChildren(h('p', { class: 'title' }, why.title), h('p', {}, why.advice));
     this.errorEl.hidden = false;
     this.setStatus(`Error: ${why.code}${why.detail ? ` — ${why.detail}` : ''}`);
-    this.emit('retto-error', { code: why.code, message: why.detail, title: why.title, advice: why.advice });
+    this.emit('retto-error', { code: why.code, message: why.detail, title: why.title, advice: why.advice,
+      ...(e?.status !== undefined ? { status: e.status } : {}) });
   }
 
   setStatus(text) {
@@ -301,13 +310,19 @@ async function toBlob(input) {
   if (input instanceof Blob) return input;
   if (typeof input === 'string' || input instanceof URL) {
     const url = new URL(String(input), document.baseURI);
-    const res = await fetch(url);
-    if (!res.ok) throw Object.assign(new Error(`${url.href} could not be loaded (HTTP ${res.status})`), { code: 'invalid_image' });
+    // A download that fails is said as such (with the HTTP status), never as advice about image formats.
+    const res = await fetch(url).catch((e) => {
+      throw Object.assign(new Error(`could not download ${url.href} (${e.message || 'network error'})`), { code: 'fetch_failed', status: 0 });
+    });
+    if (!res.ok) throw Object.assign(new Error(`could not download ${url.href} (${res.status})`), { code: 'fetch_failed', status: res.status });
     const blob = await res.blob();
     return new File([blob], url.pathname.split('/').pop() || 'image', { type: blob.type });
   }
   throw Object.assign(new Error('recognize() takes a Blob, a File or a URL'), { code: 'invalid_image' });
 }
+
+// The client too, so a host that copied this one module can also script OCR without the element.
+export { Retto, RettoError, EXPORT_FORMATS } from '../client/retto.js';
 
 if (!customElements.get('retto-ocr')) customElements.define('retto-ocr', RettoOcrElement);
 export default RettoOcrElement;

@@ -1,25 +1,7 @@
 // The engine's state in words, shared by the page and <retto-ocr>: loading progress in bytes, which backend runs
-// det / cls / rec and on how many threads (and why), from the info the worker reports. The page's status uses
-// plain words (statusInWords) and keeps the rest behind a disclosure (technicalDetails).
+// det / cls / rec and on how many threads (and why), from the info the worker reports. The status lines use
+// plain words (statusInWords, whereItRuns); the rest stays behind a disclosure (technicalDetails).
 import { formatBytes } from './units.js';
-
-/** "wasm for det, cls and rec · 2 threads"; adds why when not cross-origin isolated (one thread). */
-export function describeBackends(info, { withReason = false } = {}) {
-  const b = info.backend;
-  const same = b.det === b.cls && b.cls === b.rec;
-  const eps = same ? `${b.det} for det, cls and rec` : `det ${b.det} · cls ${b.cls} · rec ${b.rec}`;
-  const usesWasm = Object.values(b).includes('wasm');
-  const threads = usesWasm ? ` · ${info.wasm.threads} thread${info.wasm.threads === 1 ? '' : 's'}` : '';
-  const why = withReason && usesWasm && !info.wasm.crossOriginIsolated ? ` (${info.wasm.threadsReason})` : '';
-  return `${eps}${threads}${why}`;
-}
-
-/** Longer explanation (tooltip and the timings panel): why this many threads, why not other backends. */
-export function explainBackends(info) {
-  const parts = [`Threads: ${info.wasm.threadsReason}.`];
-  for (const [model, why] of Object.entries(info.fallbacks ?? {})) parts.push(`${model}: ${why.join('; ')}.`);
-  return parts.join(' ');
-}
 
 const GPU_NAMES = { webgpu: 'WebGPU', webgl: 'WebGL' };
 const threadsText = (n) => (n === 1 ? 'one thread' : `${n} threads`);
@@ -27,14 +9,19 @@ const threadsText = (n) => (n === 1 ? 'one thread' : `${n} threads`);
 /** The page's status line in words: "Ready · runs on this device (CPU, 2 threads)", "Ready · using the graphics
  * card (WebGPU)", or both; without cross-origin isolation, why the CPU uses one thread. */
 export function statusInWords(info) {
+  return `Ready · ${whereItRuns(info)}`;
+}
+
+/** Where OCR runs, in words ("runs on this device (CPU, 2 threads)"): the page's status and <retto-ocr>'s. */
+export function whereItRuns(info) {
   const used = new Set(Object.values(info.backend));
   const gpus = [...used].filter((b) => GPU_NAMES[b]).map((b) => GPU_NAMES[b]);
   const cpu = used.has('wasm');
   const isolated = info.wasm.crossOriginIsolated;
   const threads = isolated ? threadsText(info.wasm.threads) : '';
   let text;
-  if (!gpus.length) text = `Ready · runs on this device (CPU${threads ? `, ${threads}` : ''})`;
-  else text = `Ready · using the graphics card (${gpus.join(' and ')})${cpu ? ` and the CPU${threads ? ` (${threads})` : ''}` : ''}`;
+  if (!gpus.length) text = `runs on this device (CPU${threads ? `, ${threads}` : ''})`;
+  else text = `using the graphics card (${gpus.join(' and ')})${cpu ? ` and the CPU${threads ? ` (${threads})` : ''}` : ''}`;
   if (cpu && !isolated) text += ' · Runs on one thread: this page is not cross-origin isolated';
   return text;
 }
@@ -60,10 +47,18 @@ export function technicalDetails(info, fallback = null) {
   return rows;
 }
 
-/** The worker's load events (boot_progress.js) in words: bytes while downloading, then the start-up steps.
+/** The worker's load events (boot_progress.js) in words, by phase: "Downloading the OCR engine… 31.0 MB of
+ * 48.0 MB", then (every byte in) "Starting the OCR engine: loading the models… (step 2 of 7)" while the three
+ * models' sessions are created, then "… starting the reader… (step 6 of 7)" (Python, the retto wheel, the
+ * session). The steps finish in varying order (the boot runs them side by side), so the words follow the count:
+ * the first four steps are onnxruntime and the three models in the usual order (BOOT_STEPS).
  * setLabel: the model set being loaded, named when given ("… for “Chinese & English (classic)” …"). */
 export function loadingText(ev, setLabel) {
   const forSet = setLabel ? ` for “${setLabel}”` : '';
-  if (ev.phase === 'start') return `Starting the OCR engine${forSet}… (step ${Math.min(ev.steps.done + 1, ev.steps.total)} of ${ev.steps.total})`;
+  if (ev.phase === 'start') {
+    const { done, total } = ev.steps;
+    const doing = done < 4 ? 'loading the models' : 'starting the reader';
+    return `Starting the OCR engine${forSet}: ${doing}… (step ${Math.min(done + 1, total)} of ${total})`;
+  }
   return `Downloading the OCR engine${forSet}… ${formatBytes(ev.loaded)} of ${formatBytes(ev.total)}`;
 }

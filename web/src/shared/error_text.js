@@ -1,5 +1,7 @@
 // Error codes (from py/retto and the worker) in plain words, each with what the person can do about it.
 const TEXTS = {
+  fetch_failed: ['The image could not be downloaded.',
+    'Check that its address is right and that the server lets this page fetch it.'],
   invalid_image: ['This file could not be read as an image.',
     'Use a PNG, JPEG, WebP, GIF, BMP or TIFF file. If it is one, it may be damaged: open and save it again.'],
   image_too_large: ['This image is too large to process.',
@@ -14,6 +16,8 @@ const TEXTS = {
     'Try again, or choose the “wasm” backend.'],
   worker_crashed: ['The OCR engine stopped unexpectedly (often: out of memory).',
     'It restarts by itself. Try the image again, or a smaller copy of it.'],
+  worker_load_failed: ['The OCR engine could not be loaded.',
+    'Check your connection and reload the page. Embedding on your own site: copy the whole assets/ folder next to retto-ocr.js.'],
   aborted: ['Cancelled.', 'Add the image again to recognise it.'],
   terminated: ['The OCR engine was restarted before this image was done.', 'Add the image again.'],
   pdf_encrypted: ['This PDF is protected by a password.',

@@ -9,7 +9,7 @@ export const LOW_SCORE = 0.8; // below this a line is marked "low confidence" (t
 export class ResultView {
   /**
    * figure: element that receives the image + overlay; list: an <ol> for the lines.
-   * onCopyLine(text) adds a copy button per line when given.
+   * onCopyLine(text): how a line is copied (with the host's feedback); without it the view copies by itself.
    */
   constructor({ figure, list, onCopyLine = null }) {
     this.figure = figure;
@@ -19,6 +19,12 @@ export class ResultView {
     this.items = [];
     this.hovered = -1;
     this.selected = -1;
+    this.focused = 0; // the line that holds the list's tab stop
+    this.lines = [];
+    list.setAttribute('role', 'listbox');
+    if (!list.hasAttribute('aria-label') && !list.hasAttribute('aria-labelledby')) list.setAttribute('aria-label', 'Text lines');
+    list.addEventListener('keydown', (ev) => this.onKey(ev));
+    list.addEventListener('focusout', (ev) => { if (!list.contains(ev.relatedTarget)) this.hover(-1); });
   }
 
   clear() {
@@ -27,6 +33,8 @@ export class ResultView {
     this.polygons = [];
     this.items = [];
     this.hovered = this.selected = -1;
+    this.focused = 0;
+    this.lines = [];
   }
 
   /** imageUrl: an object URL or URL of the image (shown with its EXIF orientation applied, like the pipeline
@@ -74,28 +82,80 @@ export class ResultView {
     stage.append(layer);
     this.figure.append(stage);
 
+    // The lines: one listbox with a single tab stop (roving tabindex). Each option is named by its content
+    // (text, score, "low confidence" for screen readers), so the name contains what is seen (WCAG 2.5.3).
     result.lines.forEach((line, i) => {
       const low = line.score < LOW_SCORE;
-      // The accessible name starts with the visible text (text, then score) so it contains it (WCAG 2.5.3,
-      // axe label-content-name-mismatch); the line number and "low confidence" follow for screen readers.
-      const text = h('button', { type: 'button', class: 'line-text', part: 'line-text',
-        'aria-label': `${line.text} ${percent(line.score)}, line ${i + 1}, ${low ? 'low confidence' : 'confidence'}` },
-      h('span', { class: 'text' }, line.text || '\u00a0'),
-      h('span', { class: low ? 'score low' : 'score', part: low ? 'score score-low' : 'score', title: 'confidence' },
-        low ? `⚠ ${percent(line.score)}` : percent(line.score)));
-      text.addEventListener('pointerenter', () => this.hover(i));
-      text.addEventListener('pointerleave', () => this.hover(-1));
-      text.addEventListener('focus', () => this.hover(i));
-      text.addEventListener('blur', () => this.hover(-1));
-      text.addEventListener('click', () => this.select(i, { from: 'line' }));
-      const li = h('li', { class: low ? 'line low' : 'line', part: 'line', dataset: { index: i } }, text);
-      if (this.onCopyLine) {
-        li.append(h('button', { type: 'button', class: 'copy-line', title: 'Copy this line',
-          'aria-label': `Copy line ${i + 1}`, onclick: () => this.onCopyLine(line.text) }, 'Copy'));
-      }
+      const li = h('li', { class: low ? 'line low' : 'line', part: 'line', role: 'option',
+        tabindex: '-1', 'aria-selected': 'false', dataset: { index: i } },
+      h('span', { class: 'text', part: 'line-text' }, line.text || '\u00a0'),
+      h('span', { class: low ? 'score low' : 'score', part: low ? 'score score-low' : 'score' },
+        low ? h('span', { 'aria-hidden': 'true' }, '⚠ ') : '', percent(line.score),
+        low ? h('span', { class: 'line-sr' }, ', low confidence') : ''),
+      // A pointer shortcut; the keyboard copies with Enter or Ctrl/⌘+C on the focused line.
+      h('span', { class: 'copy-line', 'aria-hidden': 'true', title: 'Copy this line' }, 'Copy'));
+      li.addEventListener('pointerenter', () => this.hover(i));
+      li.addEventListener('pointerleave', () => this.hover(this.list.contains(this.list.getRootNode().activeElement) ? this.focused : -1));
+      li.addEventListener('focus', () => { // however it got there (Tab, click, a screen reader): it holds the tab stop
+        if (this.focused !== i) this.moveTo(i, { focus: false });
+        this.hover(i);
+      });
+      li.addEventListener('click', (ev) => {
+        this.moveTo(i, { focus: false });
+        if (ev.target.closest('.copy-line')) this.copy(i);
+        else this.select(i, { from: 'line' });
+      });
       this.list.append(li);
       this.items.push(li);
     });
+    this.lines = result.lines;
+    if (this.items.length) this.items[0].tabIndex = 0;
+  }
+
+  /** Arrow keys, Home/End and PageUp/PageDown move the focus; Enter or Ctrl/⌘+C copies; Space selects. */
+  onKey(ev) {
+    const n = this.items.length;
+    if (!n || !ev.target.closest?.('[role=option]')) return;
+    const i = this.focused;
+    // A page: as many lines as the list shows (by their mean height), so PageDown then PageUp comes back.
+    const page = Math.max(1, Math.floor((this.list.clientHeight * n) / (this.list.scrollHeight || 1)) - 1);
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: n - 1, PageDown: i + page, PageUp: i - page }[ev.key];
+    // Ctrl/⌘+C copies the line unless the person selected text in the list (then the browser copies that).
+    const sel = getSelection();
+    const copyKey = (ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === 'c'
+      && !(sel && !sel.isCollapsed && this.list.contains(sel.anchorNode));
+    if (to !== undefined && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      this.moveTo(Math.max(0, Math.min(n - 1, to)));
+    } else if (ev.key === 'Enter' || copyKey) {
+      this.copy(i);
+    } else if (ev.key === ' ') {
+      this.select(i, { from: 'line' });
+    } else {
+      return;
+    }
+    ev.preventDefault();
+  }
+
+  /** The roving tab stop: line i becomes the list's one focusable line (and gets the focus). */
+  moveTo(i, { focus = true } = {}) {
+    this.items[this.focused]?.setAttribute('tabindex', '-1');
+    this.focused = i;
+    const li = this.items[i];
+    li.tabIndex = 0;
+    if (focus) {
+      li.focus({ preventScroll: true });
+      li.scrollIntoView({ block: 'nearest' }); // the line, not its box: on a phone the picture is above the list
+    }
+  }
+
+  async copy(i) {
+    const text = this.lines[i]?.text ?? '';
+    if (this.onCopyLine) return this.onCopyLine(text);
+    // Without a host callback (the component): the clipboard, and a short "Copied" on the line itself.
+    const ok = await navigator.clipboard?.writeText(text).then(() => true, () => false);
+    const li = this.items[i];
+    li.dataset.copied = ok ? 'Copied' : 'Copy blocked';
+    setTimeout(() => delete li.dataset.copied, 1500);
   }
 
   set boxesVisible(on) {
@@ -113,6 +173,7 @@ export class ResultView {
     this.selected = this.selected === i ? -1 : i; // a second click unselects
     this.mark(this.selected, 'selected', true);
     if (this.selected < 0) return;
+    if (from === 'box') this.moveTo(i, { focus: false }); // Tab into the list lands on the chosen line
     // Bring the other side into view: the list scrolls to the line, the picture to the box.
     if (from === 'box') this.items[i]?.scrollIntoView({ block: 'nearest' });
     if (from === 'line') this.polygons[i]?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
@@ -122,6 +183,6 @@ export class ResultView {
     if (i < 0) return;
     this.polygons[i]?.classList.toggle(cls, on);
     this.items[i]?.classList.toggle(cls, on);
-    this.items[i]?.querySelector('.line-text')?.setAttribute('aria-pressed', String(this.selected === i));
+    this.items[i]?.setAttribute('aria-selected', String(this.selected === i));
   }
 }

@@ -6,7 +6,7 @@
 // sha256 before it is stored. A new build means new bytes in this script, so the browser installs the new
 // version beside the old one (carrying over the on-demand files that did not change); it takes over only when
 // no page runs the old one (or the person clicks "Reload to update"), then deletes the old cache: a page never
-// sees a mix of versions.
+// sees a mix of versions. It also receives the Share menu's POST (manifest share_target; see receiveShare).
 /* global PRECACHE */
 const CACHE_PREFIX = 'retto-';
 const CACHE_NAME = `${CACHE_PREFIX}${PRECACHE.version}`;
@@ -160,6 +160,7 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('message', (event) => {
   if (event.data?.type === 'skip-waiting') self.skipWaiting();
   if (event.data?.type === 'version') event.source?.postMessage({ type: 'version', version: PRECACHE.version, cache: CACHE_NAME });
+  if (event.data?.type === 'offline-size') event.waitUntil(offlineBytes().then((bytes) => event.ports[0]?.postMessage({ bytes })));
   if (event.data?.type === 'cache-group') {
     event.waitUntil(saveGroup(String(event.data.group)).catch((e) => tell({ type: 'group-error', group: event.data.group, message: e.message })));
   }
@@ -178,7 +179,34 @@ function cacheKey(request) {
   return PRECACHED.has(url.href) || ON_DEMAND.has(url.href) ? url.href : null;
 }
 
+/** What the offline copy holds, in bytes: every file of this version's cache, by the sizes the build recorded. */
+async function offlineBytes() {
+  const cache = await caches.open(CACHE_NAME);
+  const sizes = new Map([...PRECACHE.files, ...PRECACHE.onDemand].map((f) => [absolute(f.url), f.size]));
+  return (await cache.keys()).reduce((sum, r) => sum + (sizes.get(r.url) ?? 0), 0);
+}
+
+// The Share menu (manifest share_target: POST multipart, field "files"): keep the shared files in a cache the
+// page empties, and open the page, which queues them (pwa.js receiveFiles). 303: the page is fetched with GET.
+const SHARE_ACTION = absolute('share-target');
+const SHARED_CACHE = 'shared-files';
+
+async function receiveShare(request) {
+  const form = await request.formData();
+  const files = form.getAll('files').filter((f) => typeof f !== 'string');
+  const cache = await caches.open(SHARED_CACHE);
+  for (const [i, file] of files.entries()) {
+    await cache.put(absolute(`shared-files/${Date.now()}-${i}`), new Response(file, { headers: {
+      'Content-Type': file.type || 'application/octet-stream', 'X-File-Name': encodeURIComponent(file.name) } }));
+  }
+  return Response.redirect(absolute(`./?shared=${files.length}`), 303);
+}
+
 self.addEventListener('fetch', (event) => {
+  if (event.request.method === 'POST' && event.request.url.split('?')[0] === SHARE_ACTION) {
+    event.respondWith(receiveShare(event.request));
+    return;
+  }
   if (event.request.method !== 'GET') return;
   const key = cacheKey(event.request);
   if (!key) return; // not part of the app (e.g. an image URL): the network as usual

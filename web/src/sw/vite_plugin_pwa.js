@@ -19,6 +19,10 @@ const SKIP = [/^sw\.js$/, /\.map$/, /(^|\/)\.DS_Store$/, /\.(br|gz)$/];
 // 'cache-group'), so a later PDF needing a CMap or font the first did not still works offline.
 const LOADED_ON_USE = { pdfjs: /^assets\/pdfjs\//, export: /^assets\/export\// };
 
+// The component build's worker (vite.component.config.js) lives under assets/ so that copying assets/ brings it;
+// it is a build output, not a runtime asset, so assets/manifest.json does not list it.
+const BUILT_INTO_ASSETS = /^assets\/retto-ocr\//;
+
 const groupOf = (url) => Object.keys(LOADED_ON_USE).find((g) => LOADED_ON_USE[g].test(url)) ?? null;
 
 function walk(dir, out = []) {
@@ -61,7 +65,7 @@ export function buildPrecacheList(outDir) {
     const bytes = readFileSync(path);
     const hash = sha256(bytes);
     const inManifest = url.startsWith('assets/') ? assetHashes[url.slice('assets/'.length)] : undefined;
-    if (url.startsWith('assets/') && url !== 'assets/manifest.json') {
+    if (url.startsWith('assets/') && url !== 'assets/manifest.json' && !BUILT_INTO_ASSETS.test(url)) {
       if (!inManifest) throw new Error(`${url} is not listed in assets/manifest.json`);
       if (inManifest.sha256 !== hash) throw new Error(`${url}: sha256 differs from assets/manifest.json`);
     }

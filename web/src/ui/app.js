@@ -1,15 +1,16 @@
 // The Retto OCR page: wires inputs (drop, pick, paste) to the queue, the queue to the shared engine, and the
 // JSON results to the views. Data flows one way: bytes -> worker (py/retto) -> JSON -> UI.
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
-import { filesFromClipboard, filesFromDataTransfer, filesFromInput } from '../shared/input_files.js';
+import { filesFromClipboard, filesFromDataTransfer, filesFromInput, looksReadable } from '../shared/input_files.js';
 import { downloadAllPdf, downloadBatch, downloadOne, downloadZip } from './downloads.js';
+import { History } from './history.js';
 import { explainError } from '../shared/error_text.js';
-import { OcrQueue, pagesOf } from './queue.js';
+import { OcrQueue, isRunning, pagesOf } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
 import { loadingText, statusInWords, technicalDetails } from '../shared/engine_text.js';
 import { BACKEND_CHOICES, GPU_BACKENDS, isBackendChoice } from '../shared/backends_list.js';
-import { saveGroupOffline, saveModelSetOffline, setUpOffline } from './pwa.js';
+import { receiveFiles, saveGroupOffline, saveModelSetOffline, setUpOffline } from './pwa.js';
 import { ModelSetChoice } from './model_set_choice.js';
 import { backendForSet, listModelSets } from '../shared/model_sets.js';
 
@@ -35,7 +36,10 @@ function startEngine(fallback = null) {
   sets.describe($('backend').value);
   state.info = null;
   showDetails([]);
-  setEngineState('loading', set ? `Starting the OCR engine for “${set.label}”…` : 'Starting the OCR engine…');
+  setEngineState('loading', 'Starting…'); // the load band below says which phase, in words
+  const t0 = performance.now();
+  $('loading').dataset.state = 'loading';
+  showLoading({ stage: 'load', phase: 'download', loaded: 0, total: 0 });
   const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE, models: set?.name }, showLoading);
   state.engineKey = key;
   state.engine = engine;
@@ -43,7 +47,7 @@ function startEngine(fallback = null) {
   engine.then((ocr) => {
     if (state.engine !== engine) return;
     state.info = ocr.info;
-    $('loading').hidden = true;
+    endLoading('ready', `The OCR engine is ready (started in ${((performance.now() - t0) / 1000).toFixed(1)} s).`);
     const usesGpu = Object.values(ocr.info.backend).some((b) => GPU_BACKENDS.has(b));
     const fellBack = !fallback ? '' : usesGpu ? ` “${fallback.from}” could not be used here, so OCR runs on what works `
       + '(chosen automatically).' : ' The graphics card could not be used here, so OCR runs on the CPU.';
@@ -53,7 +57,7 @@ function startEngine(fallback = null) {
     if (import.meta.env.PROD) saveModelSetOffline(ocr.info.modelSet?.name);
   }, (err) => {
     if (state.engine !== engine) return;
-    $('loading').hidden = true;
+    endLoading('error', 'The OCR engine could not start: see above.');
     const why = explainError(err);
     // A graphics-card backend that cannot run here must not leave the engine down: fall back by itself.
     if (!fallback && GPU_BACKENDS.has(backend) && why.code === 'backend_unavailable') {
@@ -67,6 +71,7 @@ function startEngine(fallback = null) {
 
 function setEngineState(s, text) {
   $('engine').dataset.state = s;
+  document.body.dataset.engine = s; // app.css: rows added meanwhile say they wait for the engine
   $('backend-info').textContent = text;
 }
 
@@ -84,12 +89,20 @@ function showDetails(rows) {
 
 const labelOf = (backend) => BACKEND_CHOICES.find((c) => c.value === backend)?.label ?? backend;
 
+/** The load band (never hidden, so the page does not jump): the phase in words, and how many files wait. */
 function showLoading(ev) {
-  if (ev.stage !== 'load') return;
-  $('loading').hidden = false;
-  $('loading-text').textContent = loadingText(ev, sets.current?.label);
+  if (ev.stage !== 'load' || $('loading').dataset.state === 'ready') return;
+  const waiting = queue.jobs.filter((j) => j.status === 'waiting' || isRunning(j)).length;
+  $('loading').dataset.state = 'loading';
+  $('loading-text').textContent = ev.total ? loadingText(ev, sets.current?.label)
+    + (waiting ? ` · ${waiting} file${waiting === 1 ? '' : 's'} will be read once it is ready` : '') : 'Loading the OCR engine…';
   $('loading-bar').max = ev.total || 1;
   $('loading-bar').value = ev.loaded;
+}
+
+function endLoading(s, text) {
+  $('loading').dataset.state = s;
+  $('loading-text').textContent = text;
 }
 
 // ---- queue and views -------------------------------------------------------------------------------------
@@ -109,7 +122,12 @@ async function currentEngine() {
   }
 }
 
-const queueView = new QueueView($('queue'), $('queue-empty'), (job) => select(job, true));
+const queueView = new QueueView($('queue'), $('queue-empty'), {
+  select: (job) => select(job, true),
+  cancel: (job) => queue.cancel(job),
+  retry: (job) => queue.retry(job),
+  remove: (job) => queue.remove(job),
+}, $('queue-title'));
 const sets = new ModelSetChoice({ select: $('model-set'), summary: $('model-set-summary'), note: $('model-set-note') },
   () => startEngine());
 const details = new DetailView({
@@ -117,6 +135,7 @@ const details = new DetailView({
   count: $('line-count'), timings: $('timings'), timingsList: $('timings-list'), figure: $('figure'),
   lines: $('lines'), showBoxes: $('show-boxes'), readWith: $('result-set'),
   pageNav: $('page-nav'), pagePrev: $('page-prev'), pageNext: $('page-next'), pageSelect: $('page-select'),
+  pdfButton: $('download-pdf'),
 }, { onCopyLine: (text) => copy(text, 'Line copied'), modelSetLabel: (name) => sets.labelOf(name) });
 
 function select(job, byUser = false) {
@@ -134,19 +153,83 @@ queue.addEventListener('change', (ev) => {
   if (!state.selected) select(job);
   else if (job === state.selected) details.show(job, state.info);
   updateBulkActions();
+  saveToHistory(job);
 });
-queue.addEventListener('reset', () => {
+queue.addEventListener('reset', (ev) => {
   queueView.reset(queue.jobs);
   if (!queue.jobs.includes(state.selected)) { state.selected = null; details.show(null); }
+  if (!state.selected) { // after a reload: show the latest result from history
+    const latest = queue.jobs.findLast((j) => j.status === 'done');
+    if (latest) select(latest);
+  }
   updateBulkActions();
+  for (const job of ev.detail?.gone ?? []) historyStore.remove(job).catch(historyFailed);
+});
+queue.addEventListener('remove', ({ detail: { job, index } }) => {
+  queueView.remove(job, index);
+  if (job === state.selected) { state.selected = null; details.show(null); }
+  updateBulkActions();
+  historyStore.remove(job).catch(historyFailed);
 });
 
-function addFiles({ files, skipped }) {
-  const note = skipped ? `Skipped ${skipped} file${skipped === 1 ? '' : 's'} that are neither images nor PDFs.` : '';
-  $('notice').textContent = files.length ? `${note} Added ${files.length} file${files.length === 1 ? '' : 's'}.`.trim()
-    : note || 'No images or PDFs found in what was added.';
-  if (files.length) queue.add(files);
+/** Names for a notice: "a.txt", "a.txt and b.doc", "a.txt, b.doc and 3 more". */
+function nameList(names) {
+  if (names.length <= 2) return names.join(' and ');
+  return names.length === 3 ? `${names[0]}, ${names[1]} and ${names[2]}` : `${names[0]}, ${names[1]} and ${names.length - 2} more`;
 }
+
+/** Files dropped, picked or pasted: images and PDFs join the queue; anything else is turned away at once, by
+ *  name and type (the bytes are still checked by py/retto when the job runs). */
+function addFiles({ files, skipped }) {
+  const rejected = files.filter((f) => !looksReadable(f.file)).map((f) => f.path || f.file.name);
+  const taken = files.filter((f) => looksReadable(f.file));
+  const notes = [];
+  if (rejected.length) notes.push(`${nameList(rejected)} ${rejected.length === 1 ? 'was' : 'were'} not added: not an image or PDF.`);
+  if (skipped) notes.push(`Skipped ${skipped} file${skipped === 1 ? '' : 's'} in folders that are neither images nor PDFs.`);
+  if (taken.length) notes.push(`Added ${taken.length} file${taken.length === 1 ? '' : 's'}.`);
+  $('notice').textContent = notes.join(' ') || 'No images or PDFs found in what was added.';
+  if (taken.length) queue.add(taken);
+}
+
+// ---- history (web/src/ui/history.js: IndexedDB) ---------------------------------------------------------------
+const historyStore = new History({ onNotice: (text) => { $('notice').textContent = text; } });
+const historyFailed = (e) => { $('notice').textContent = `History could not be saved: ${e?.name || ''} ${e?.message || e}`.trim(); };
+
+/** Save a job when it is added and when it ends (not on every progress event). */
+function saveToHistory(job) {
+  const phase = job.status === 'waiting' || isRunning(job) ? 'pending' : job.status;
+  if (job.savedPhase === phase) return;
+  job.savedPhase = phase;
+  historyStore.save(job).catch(historyFailed);
+}
+
+/** The previous visit's queue: finished items come back with their results; unfinished ones only with their
+ *  bytes (Retry), the others are dropped with a note. */
+async function restoreHistory() {
+  const records = await historyStore.load();
+  const lost = records.filter((r) => (r.status === 'pending' || r.status === 'cancelled') && !r.file);
+  const back = records.filter((r) => !lost.includes(r));
+  for (const r of lost) historyStore.remove(r).catch(historyFailed);
+  for (const job of queue.restore(back)) job.savedPhase = job.status === 'unfinished' ? 'pending' : job.status;
+  if (lost.length) {
+    const one = lost.length === 1;
+    $('notice').textContent = `${nameList(lost.map((r) => r.name))} ${one ? 'was' : 'were'} not finished when the page `
+      + `was closed and ${one ? 'its image was' : 'their images were'} not kept, so ${one ? 'it is' : 'they are'} gone `
+      + `from the queue: add ${one ? 'it' : 'them'} again to read ${one ? 'it' : 'them'}.`;
+  }
+}
+$('keep-images').checked = historyStore.keepImages;
+$('keep-images').addEventListener('change', () => {
+  historyStore.keepImages = $('keep-images').checked;
+  historyStore.saveAll(queue.jobs).catch(historyFailed); // adds (or drops) the stored images of what is shown
+});
+$('clear-history').addEventListener('click', async () => {
+  await historyStore.clear().catch(historyFailed);
+  queue.clear((j) => j.restored);
+  for (const job of queue.jobs) job.notSaved = true; // this visit's items stay on screen, no longer stored
+  $('notice').textContent = 'History cleared: nothing from this page is stored on this device any more.';
+});
+restoreHistory().catch(historyFailed);
 
 function doneJobs() {
   return queue.jobs.filter((j) => j.status === 'done' || j.status === 'failed');
@@ -158,9 +241,9 @@ function updateBulkActions() {
   $('copy-all').disabled = !any;
   $('download-all-txt').disabled = !any;
   $('download-all-json').disabled = finished.length === 0;
-  $('download-all-pdf').disabled = !any;
+  $('download-all-pdf').disabled = !queue.jobs.some((j) => j.status === 'done' && j.file);
   $('download-all-zip').disabled = !any;
-  $('clear-queue').disabled = finished.length === 0;
+  $('clear-queue').disabled = queue.jobs.length === 0;
 }
 
 // ---- actions -----------------------------------------------------------------------------------------------
@@ -194,10 +277,10 @@ function allText() {
 /** Run a download; a failure (or what it left out) is said in the notice, never silently dropped. */
 async function download(what, fn) {
   try {
-    const leftOut = await fn(await state.engine);
-    const names = (leftOut ?? []).map((j) => `${j.name} (${j.error.code})`);
-    $('notice').textContent = names.length ? `${what}: left out ${names.length} file${names.length === 1 ? '' : 's'} `
-      + `that could not be read: ${names.join(', ')}.` : '';
+    const leftOut = await fn(await state.engine); // [{name, why}]
+    const names = (leftOut ?? []).map((j) => `${j.name} (${j.why})`);
+    $('notice').textContent = names.length ? `${what}: left out ${names.length} file${names.length === 1 ? '' : 's'}: `
+      + `${names.join(', ')}.` : '';
   } catch (e) {
     $('notice').textContent = `${what} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
   }
@@ -212,9 +295,9 @@ const zipFormats = () => Array.from(document.querySelectorAll('input[name="zip-f
 
 $('copy-all').addEventListener('click', () => copy(allText(), 'All text copied'));
 $('download-all-txt').addEventListener('click', () => download('All TXT',
-  (ocr) => downloadBatch(ocr, queue.jobs.filter((j) => j.status === 'done'), 'text', 'retto-ocr.txt')));
+  (ocr) => downloadBatch(ocr, queue.jobs, 'text', 'retto-ocr.txt')));
 $('download-all-json').addEventListener('click', () => download('All JSON',
-  (ocr) => downloadBatch(ocr, doneJobs(), 'json', 'retto-ocr.json')));
+  (ocr) => downloadBatch(ocr, queue.jobs, 'json', 'retto-ocr.json')));
 $('download-all-pdf').addEventListener('click', () => download('All as PDF',
   (ocr) => downloadAllPdf(ocr, doneJobs()).finally(savedExport)));
 $('download-all-zip').addEventListener('click', () => {
@@ -222,7 +305,10 @@ $('download-all-zip').addEventListener('click', () => {
   if (!formats.length) return toast('Choose at least one format for the zip.');
   return download('All as zip', (ocr) => downloadZip(ocr, doneJobs(), formats));
 });
-$('clear-queue').addEventListener('click', () => queue.clear());
+$('clear-queue').addEventListener('click', () => { // everything, waiting and running ones included
+  queue.clear();
+  $('queue-title').focus();
+});
 $('copy-one').addEventListener('click', () => copy(shownText(state.selected), 'Text copied'));
 for (const [id, format] of [['download-txt', 'text'], ['download-json', 'json'], ['download-pdf', 'pdf'], ['download-hocr', 'hocr']]) {
   $(id).addEventListener('click', () => download(format === 'pdf' ? 'PDF' : format.toUpperCase(),
@@ -230,7 +316,7 @@ for (const [id, format] of [['download-txt', 'text'], ['download-json', 'json'],
 }
 
 // ---- inputs -----------------------------------------------------------------------------------------------
-for (const id of ['pick-files', 'pick-folder']) {
+for (const id of ['pick-files', 'pick-folder', 'take-photo']) {
   $(id).addEventListener('change', (ev) => {
     addFiles(filesFromInput(ev.target));
     ev.target.value = ''; // choosing the same file again must fire change again
@@ -289,6 +375,19 @@ function showOffline(s) {
     b.addEventListener('click', s.apply);
     el.append(' ', b);
   }
+  if (s.keep) { // the first save only: offered once (pwa.js remembers it)
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'button small';
+    b.id = 'keep-offline';
+    b.textContent = 'Keep offline';
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      const answer = await s.keep();
+      b.replaceWith(answer);
+    });
+    el.append(' ', b);
+  }
 }
 
 // ---- start: read the model sets (?models=NAME picks one), then boot -----------------------------------------
@@ -299,6 +398,9 @@ async function start() {
     $('model-set').replaceChildren(new Option('Default', '')); // no list: the engine reports what is wrong
   }
   startEngine();
+  // Files shared to the installed app or opened with it join the queue (they wait for the engine like others).
+  receiveFiles((files) => addFiles({ files: files.map((file) => ({ file, path: file.name })), skipped: 0 }))
+    .catch((e) => { $('notice').textContent = `Shared files could not be read: ${e.message}`; });
   // The service worker precaches the app and the default set: start it once the engine has its files, so the
   // bytes mostly come from the HTTP cache instead of being downloaded twice on the first visit.
   if (import.meta.env.PROD) {

@@ -10,7 +10,7 @@ export class DetailView {
   /** modelSetLabel(name): the words for the set that read a result (result.model_set). */
   constructor(els, { onCopyLine, modelSetLabel = (name) => name }) {
     this.els = els; // {title, status, body, actions, count, timings, timingsList, figure, lines, showBoxes, readWith,
-    //                  pageNav, pagePrev, pageNext, pageSelect}
+    //                  pageNav, pagePrev, pageNext, pageSelect, pdfButton}
     this.modelSetLabel = modelSetLabel;
     this.view = new ResultView({ figure: els.figure, list: els.lines, onCopyLine });
     this.job = null;
@@ -79,6 +79,10 @@ export class DetailView {
         const name = job.result.pages ? `${job.name}, page ${result.page}` : job.name;
         this.view.show({ imageUrl, name, result });
         this.view.boxesVisible = e.showBoxes.checked;
+        // From history without its image: the text alone, and a word on why (not an empty frame).
+        e.figure.classList.toggle('no-picture', !imageUrl);
+        if (!imageUrl) e.figure.replaceChildren(noPicture());
+        e.showBoxes.closest('label').hidden = !imageUrl; // no picture, no boxes to show
         this.shownResult = result;
         e.timingsList.replaceChildren(...timingRows(result, info, this.modelSetLabel).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
       }
@@ -87,6 +91,8 @@ export class DetailView {
       e.status.replaceChildren(n ? '' : `No text was found in this ${job.result.pages ? 'page' : 'image'}.`);
       e.status.hidden = n > 0;
       e.body.hidden = e.actions.hidden = e.timings.hidden = false;
+      e.pdfButton.disabled = !job.file; // a searchable PDF needs the picture
+      e.pdfButton.title = job.file ? 'The picture with an invisible, selectable text layer' : 'Needs the image, which was not kept';
       return;
     }
     this.view.clear();
@@ -95,12 +101,21 @@ export class DetailView {
     e.status.hidden = false;
     if (job.status === 'failed') {
       e.status.replaceChildren(errorBox(job.error));
+    } else if (job.status === 'cancelled' || job.status === 'unfinished') {
+      const why = job.status === 'cancelled' ? 'Cancelled before it finished.' : 'Not finished: the page was closed before it was read.';
+      e.status.replaceChildren(`${why} ${job.file ? 'Retry (in the queue) reads it again.' : ''}`.trim());
     } else {
       const page = job.pageCount ? `page ${job.page} / ${job.pageCount}: ` : '';
       const stage = job.stage?.stage === 'page' ? 'rendering…' : stageText(job.stage); // pdf.js draws the page
       e.status.replaceChildren(`${STATUS_LABEL[job.status]}… ${page}${stage}`);
     }
   }
+}
+
+function noPicture() {
+  return h('div', { class: 'no-picture-note' },
+    h('p', { class: 'no-picture-title' }, 'Text only: the image was not kept'),
+    h('p', {}, 'This result comes from your history, which keeps images only when “Keep images in history” is ticked.'));
 }
 
 function errorBox(error, title = null) {

@@ -35,20 +35,31 @@ export async function downloadOne(ocr, job, format) {
   saveBlob(`${baseName(job.name)}.${EXPORT_FORMATS[format].ext}`, blob);
 }
 
-/** The whole queue in one text file, as the CLI prints a batch (failed inputs included, as error records). */
-export async function downloadBatch(ocr, jobs, format, filename) {
-  saveBlob(filename, await ocr.export(jobs.map(recordOf), format));
+/** Why a job is not in a download: its error code, "cancelled", "not finished", "image not kept". */
+function leftOut(job, needsImage = false) {
+  if (job.status === 'failed') return { name: job.name, why: job.error.code };
+  if (job.status !== 'done') return { name: job.name, why: job.status === 'cancelled' ? 'cancelled' : 'not finished' };
+  return needsImage && !job.file ? { name: job.name, why: 'image not kept' } : null;
 }
 
-/** One searchable PDF of every page of the finished jobs. Returns the jobs it left out (failed). */
+/** The whole queue in one text file, as the CLI prints a batch (`json`: failed inputs included, as error
+ *  records). Returns what it left out ({name, why}): `text` has only the files that were read, like the CLI's. */
+export async function downloadBatch(ocr, jobs, format, filename) {
+  const taken = jobs.filter((j) => j.status === 'done' || (format !== 'text' && j.status === 'failed'));
+  saveBlob(filename, await ocr.export(taken.map(recordOf), format));
+  return jobs.filter((j) => !taken.includes(j)).map((j) => leftOut(j));
+}
+
+/** One searchable PDF of every page of the finished jobs whose picture is here. Returns what it left out. */
 export async function downloadAllPdf(ocr, jobs, filename = 'retto-ocr.pdf') {
-  const done = jobs.filter((j) => j.status === 'done');
+  const done = jobs.filter((j) => !leftOut(j, true));
   const blob = await ocr.export(done.map(recordOf), 'pdf', { sources: done.map((j) => j.file), name: filename });
   saveBlob(filename, blob);
-  return jobs.filter((j) => j.status === 'failed');
+  return jobs.map((j) => leftOut(j, true)).filter(Boolean);
 }
 
-/** A zip with one file per finished job per format (names made unique). Returns the jobs it left out. */
+/** A zip with one file per finished job per format (names made unique; no searchable PDF of a job without its
+ *  picture). Returns what it left out. */
 export async function downloadZip(ocr, jobs, formats, filename = 'retto-ocr.zip') {
   const { zipSync } = await import('fflate');
   const done = jobs.filter((j) => j.status === 'done');
@@ -56,13 +67,14 @@ export async function downloadZip(ocr, jobs, formats, filename = 'retto-ocr.zip'
   for (const job of done) {
     const stem = uniqueStem(entries, baseName(job.name), formats);
     for (const format of formats) {
+      if (format === 'pdf' && !job.file) continue;
       const blob = await ocr.export(recordOf(job), format, { source: job.file });
       entries[`${stem}.${EXPORT_FORMATS[format].ext}`] = [new Uint8Array(await blob.arrayBuffer()), { level: format === 'pdf' ? 0 : 6 }];
     }
   }
   // Fixed timestamps: the same results give the same zip.
   saveBlob(filename, new Blob([zipSync(entries, { mtime: new Date('1980-01-01T00:00:00Z') })], { type: 'application/zip' }));
-  return jobs.filter((j) => j.status === 'failed');
+  return jobs.map((j) => leftOut(j, formats.includes('pdf'))).filter(Boolean);
 }
 
 function uniqueStem(entries, stem, formats) {

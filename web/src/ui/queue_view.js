@@ -1,16 +1,20 @@
 // The queue list: one row per image or PDF with its status and stage progress ("report.pdf — page 3 / 12" while
-// a PDF runs); a row is a button that shows it.
+// a PDF runs); a row is a button that shows it, followed by its controls (Cancel, Retry, Remove: each named with
+// the file, e.g. "Remove linn.png", and shown only when it applies).
 import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
-import { STATUS_LABEL } from './queue.js';
+import { STATUS_LABEL, canCancel, canRetry } from './queue.js';
 import { stageText } from './stage_text.js';
 
 export class QueueView {
-  constructor(list, empty, onSelect) {
+  /** actions: {select(job), cancel(job), retry(job), remove(job)}; fallbackFocus: where focus goes when the
+   *  list becomes empty. */
+  constructor(list, empty, actions, fallbackFocus) {
     this.list = list;
     this.empty = empty;
-    this.onSelect = onSelect;
-    this.rows = new Map(); // job id -> li
+    this.actions = actions;
+    this.fallbackFocus = fallbackFocus;
+    this.rows = new Map(); // job id -> row
     this.selectedId = null;
   }
 
@@ -20,12 +24,16 @@ export class QueueView {
     row.li.dataset.status = job.status;
     row.chip.className = `chip ${job.status}`;
     row.chip.textContent = STATUS_LABEL[job.status];
-    row.detail.textContent = job.status === 'failed' ? explainError(job.error).title
-      : job.status === 'done' ? doneText(job.result)
-        : job.pageCount ? pageText(job) : stageText(job.stage);
+    row.detail.textContent = detailText(job);
     const progress = progressValue(job);
     row.bar.hidden = progress === null;
     if (progress !== null) row.bar.value = progress;
+    // A control that disappears under the keyboard hands focus to its row's main button: not to the control
+    // that replaces it (Cancel -> Retry), where the rest of the same key press could activate it.
+    const focused = [row.cancel, row.retry].find((b) => b === document.activeElement);
+    row.cancel.hidden = !canCancel(job);
+    row.retry.hidden = !canRetry(job);
+    if (focused?.hidden) row.button.focus();
   }
 
   addRow(job) {
@@ -34,14 +42,33 @@ export class QueueView {
       chip: h('span', { class: 'chip' }),
       detail: h('span', { class: 'job-detail' }),
       bar: h('progress', { max: 1, value: 0, 'aria-label': `${job.name} progress` }),
+      cancel: control('Cancel', job, () => this.actions.cancel(job)),
+      retry: control('Retry', job, () => this.actions.retry(job)),
+      remove: control('Remove', job, () => this.actions.remove(job)),
     };
-    row.button = h('button', { type: 'button', class: 'job-button', onclick: () => this.onSelect(job) },
+    row.button = h('button', { type: 'button', class: 'job-button', onclick: () => this.actions.select(job) },
       h('span', { class: 'job-name', title: job.name }, job.name), row.chip, row.detail, row.bar);
-    row.li = h('li', { class: 'job', dataset: { id: job.id } }, row.button);
+    row.li = h('li', { class: 'job', dataset: { id: job.id } }, row.button,
+      h('div', { class: 'job-controls' }, row.cancel, row.retry, row.remove));
     this.rows.set(job.id, row);
     this.list.append(row.li);
     this.empty.hidden = true;
     return row;
+  }
+
+  /** A job was removed (it was at index in the list): its row goes; keyboard focus moves to the row that took
+   *  its place (or the one before), or to fallbackFocus when the list is empty. */
+  remove(job, index) {
+    const row = this.rows.get(job.id);
+    if (!row) return;
+    const hadFocus = row.li.contains(document.activeElement);
+    row.li.remove();
+    this.rows.delete(job.id);
+    this.empty.hidden = this.rows.size > 0;
+    if (!hadFocus) return;
+    const rows = [...this.rows.values()];
+    const next = rows[Math.min(index, rows.length - 1)];
+    (next ? next.remove : this.fallbackFocus).focus();
   }
 
   select(job) {
@@ -53,11 +80,26 @@ export class QueueView {
   }
 
   reset(jobs) {
+    const hadFocus = this.list.contains(document.activeElement);
     this.list.replaceChildren();
     this.rows.clear();
     for (const job of jobs) this.update(job);
     this.empty.hidden = this.rows.size > 0;
+    if (hadFocus) this.fallbackFocus.focus();
   }
+}
+
+/** A row control: the visible verb, the accessible name with the file ("Remove linn.png"). */
+function control(verb, job, onclick) {
+  return h('button', { type: 'button', class: `button small job-${verb.toLowerCase()}`, 'aria-label': `${verb} ${job.name}`, onclick }, verb);
+}
+
+function detailText(job) {
+  if (job.status === 'failed') return explainError(job.error).title;
+  if (job.status === 'done') return doneText(job.result) + (job.restored && !job.file ? ' · image not kept' : '');
+  if (job.status === 'cancelled') return 'Stopped before it finished.';
+  if (job.status === 'unfinished') return 'The page was closed before it finished.';
+  return job.pageCount ? pageText(job) : stageText(job.stage);
 }
 
 /** "page 3 / 12 · reading 4/9 lines" */

@@ -1,0 +1,125 @@
+// Types of the Retto OCR client (web/src/client/retto.js), shipped as dist/retto.d.ts. The client is exported
+// by dist/retto-ocr.js: `import { Retto } from './retto-ocr.js'`. Shapes follow docs/CONTRACT.md.
+
+export type BackendName = 'wasm' | 'webgpu' | 'webgl';
+export type BackendChoice = 'auto' | BackendName | { det?: 'auto' | BackendName; cls?: 'auto' | BackendName; rec?: 'auto' | BackendName };
+export type ModelRole = 'det' | 'cls' | 'rec';
+
+/** Error codes of RettoError and of <retto-ocr>'s retto-error events. */
+export type RettoErrorCode =
+  | 'invalid_image' | 'image_too_large' | 'model_integrity' | 'model_missing' | 'backend_unavailable'
+  | 'inference_failed' | 'invalid_config' | 'aborted' | 'worker_crashed' | 'worker_load_failed' | 'terminated'
+  | 'internal_error' | 'pdf_encrypted' | 'pdf_invalid' | 'pdf_empty' | 'pdf_too_many_pages'
+  | 'fetch_failed'; // <retto-ocr> only: a src/URL that could not be downloaded
+
+export class RettoError extends Error {
+  constructor(code: RettoErrorCode, message: string);
+  readonly name: 'RettoError';
+  code: RettoErrorCode;
+}
+
+/** A point [x, y] in the pixels of the image as given; a box is 4 of them (tl, tr, br, bl of the upright text). */
+export type Point = [number, number];
+export type Quad = [Point, Point, Point, Point];
+
+export interface OcrWord { text: string; box: Quad; score: number }
+export interface OcrLine { box: Quad; text: string; score: number; angle: 0 | 180; words: OcrWord[] }
+export interface OcrBlock { box: Quad; lines: number[] }
+
+/** One image's result: the same JSON as native `result.to_dict()` (docs/CONTRACT.md). Times in ms. */
+export interface OcrResult {
+  image: { width: number; height: number };
+  page_angle: 0 | 90 | 180 | 270;
+  lines: OcrLine[];
+  blocks: OcrBlock[];
+  timings: { decode: number; det: number; cls: number; rec: number; total: number;
+    infer: Record<ModelRole, number>; orientation?: number; layout?: number };
+  backend: Record<ModelRole, string>;
+  model_set: string;
+  versions: Record<string, string>;
+  warnings: string[];
+}
+
+/** A PDF page that was read: its result, its number (from 1) and the DPI it was rendered at. */
+export interface PageResult extends OcrResult { page: number; dpi: number }
+export interface PageError { page: number; error: { code: RettoErrorCode; message: string } }
+
+/** What recognize() resolves with for a PDF (bytes starting with %PDF-). */
+export interface DocumentRecord {
+  path: string;
+  kind: 'pdf';
+  page_count: number;
+  pages: Array<PageResult | PageError>;
+  warnings?: string[];
+}
+
+export type ProgressEvent =
+  | { stage: 'load'; phase: 'download' | 'start'; file?: string; loaded: number; total: number;
+      steps: { done: number; total: number; last?: string } }
+  | { stage: 'decode'; page?: number; pageCount?: number }
+  | { stage: 'det'; boxes: number; page_angle?: number; page?: number; pageCount?: number }
+  | { stage: 'cls' | 'rec'; done: number; total: number; page?: number; pageCount?: number }
+  | { stage: 'page'; page: number; pageCount: number };
+
+/** What runs each model and why (ocr.info); more fields exist for diagnostics. */
+export interface EngineInfo {
+  backend: Record<ModelRole, string>;
+  modelSet?: { name: string; label?: string; [k: string]: unknown };
+  wasm?: { threads: number; crossOriginIsolated: boolean; threadsReason?: string; [k: string]: unknown };
+  warnings?: string[];
+  heapBytes?: number;
+  [k: string]: unknown;
+}
+
+export interface ModelSetSummary {
+  name: string; label: string; summary: string; languages: string[]; bytes: number; default: boolean;
+  webgl: unknown; order: number;
+}
+
+export interface CreateOptions {
+  /** A model set's name, e.g. "ppocr-v5-mobile"; default: the build's default set. */
+  models?: string;
+  backend?: BackendChoice;
+  /** The CLI's --config: section -> option -> value, e.g. {det: {box_thresh: 0.6}}. */
+  config?: Record<string, Record<string, unknown>>;
+  /** Where assets/ is (default: assets/ under the page's base URL). */
+  assetBase?: string | URL;
+  onProgress?: (event: ProgressEvent) => void;
+  threads?: number;
+  watchdogMs?: number;
+  recycleHeapBytes?: number;
+  idleRecycleBytes?: number;
+  abortGraceMs?: number;
+}
+
+export type RecognizeInput = Blob | ImageBitmap | ArrayBuffer | ArrayBufferView;
+
+export interface PageEvent { page: number; pageCount: number; record: PageResult | PageError; preview: Blob | null }
+
+export interface RecognizeOptions {
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+  onPage?: (page: PageEvent) => void;
+  /** A PDF record's `path` (default: the File's name). */
+  name?: string;
+}
+
+export type ExportFormat = 'json' | 'jsonl' | 'text' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf';
+export type ExportRecord = (OcrResult & { path?: string }) | DocumentRecord;
+
+export const EXPORT_FORMATS: Record<ExportFormat, { type: string; ext: string }>;
+
+export class Retto {
+  /** Boots a worker (Pyodide + onnxruntime-web + models); resolves when it can recognize. */
+  static create(options?: CreateOptions): Promise<Retto>;
+  static modelSets(options?: { assetBase?: string | URL }): Promise<ModelSetSummary[]>;
+  readonly info: EngineInfo;
+  readonly boots: number;
+  recognize(input: RecognizeInput, options?: RecognizeOptions): Promise<OcrResult | DocumentRecord>;
+  /** The bytes `retto --format <format>` writes, as a Blob; 'pdf' needs the input as `source` (or `sources`). */
+  export(record: ExportRecord | ExportRecord[], format: ExportFormat,
+    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string }): Promise<Blob>;
+  terminate(): void;
+}
+
+export default Retto;
