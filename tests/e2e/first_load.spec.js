@@ -43,7 +43,7 @@ test('first load: phases in words, no jump when ready, an image added meanwhile 
   release();
 
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
-  await expect(page.locator('#loading-text')).toHaveText(/^The OCR engine is ready \(started in \d+\.\d s\)\.$/);
+  await expect(page.locator('#loading-text')).toHaveText(/^OCR engine ready in \d+\.\d s\.$/);
   const seen = await page.evaluate(() => window.__loadingTexts);
   expect(seen.some((t) => /^Downloading the OCR engine.*… \d+\.\d MB of \d+\.\d MB/.test(t)), seen.join('\n')).toBe(true);
   expect(seen.some((t) => /^Starting the OCR engine.*: (loading the models|starting the reader)… \(step [1-7] of 7\)/.test(t)),

@@ -47,7 +47,7 @@ function startEngine(fallback = null) {
   engine.then((ocr) => {
     if (state.engine !== engine) return;
     state.info = ocr.info;
-    endLoading('ready', `The OCR engine is ready (started in ${((performance.now() - t0) / 1000).toFixed(1)} s).`);
+    endLoading('ready', `OCR engine ready in ${((performance.now() - t0) / 1000).toFixed(1)} s.`);
     const usesGpu = Object.values(ocr.info.backend).some((b) => GPU_BACKENDS.has(b));
     const fellBack = !fallback ? '' : usesGpu ? ` “${fallback.from}” could not be used here, so OCR runs on what works `
       + '(chosen automatically).' : ' The graphics card could not be used here, so OCR runs on the CPU.';
