@@ -12,6 +12,9 @@ export function formatMs(ms) {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
 
+/** "1 file", "3 files": a count with its noun. */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function percent(score) {
   return `${Math.round(score * 100)}%`;
 }

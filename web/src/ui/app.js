@@ -5,6 +5,8 @@ import { filesFromClipboard, filesFromDataTransfer, filesFromInput, looksReadabl
 import { downloadAllPdf, downloadBatch, downloadOne, downloadZip } from './downloads.js';
 import { History } from './history.js';
 import { explainError } from '../shared/error_text.js';
+import { h } from '../shared/dom.js';
+import { plural } from '../shared/units.js';
 import { OcrQueue, isRunning, pagesOf } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
@@ -78,13 +80,7 @@ function setEngineState(s, text) {
 /** The "Technical details" disclosure: [term, description] rows (nothing while the engine starts). */
 function showDetails(rows) {
   $('engine-details').hidden = rows.length === 0;
-  $('engine-details-list').replaceChildren(...rows.flatMap(([term, text]) => {
-    const dt = document.createElement('dt');
-    const dd = document.createElement('dd');
-    dt.textContent = term;
-    dd.textContent = text;
-    return [dt, dd];
-  }));
+  $('engine-details-list').replaceChildren(...rows.flatMap(([term, text]) => [h('dt', {}, term), h('dd', {}, text)]));
 }
 
 const labelOf = (backend) => BACKEND_CHOICES.find((c) => c.value === backend)?.label ?? backend;
@@ -95,7 +91,7 @@ function showLoading(ev) {
   const waiting = queue.jobs.filter((j) => j.status === 'waiting' || isRunning(j)).length;
   $('loading').dataset.state = 'loading';
   $('loading-text').textContent = ev.total ? loadingText(ev, sets.current?.label)
-    + (waiting ? ` · ${waiting} file${waiting === 1 ? '' : 's'} will be read once it is ready` : '') : 'Loading the OCR engine…';
+    + (waiting ? ` · ${plural(waiting, 'file')} will be read once it is ready` : '') : 'Loading the OCR engine…';
   $('loading-bar').max = ev.total || 1;
   $('loading-bar').value = ev.loaded;
 }
@@ -185,8 +181,8 @@ function addFiles({ files, skipped }) {
   const taken = files.filter((f) => looksReadable(f.file));
   const notes = [];
   if (rejected.length) notes.push(`${nameList(rejected)} ${rejected.length === 1 ? 'was' : 'were'} not added: not an image or PDF.`);
-  if (skipped) notes.push(`Skipped ${skipped} file${skipped === 1 ? '' : 's'} in folders that are neither images nor PDFs.`);
-  if (taken.length) notes.push(`Added ${taken.length} file${taken.length === 1 ? '' : 's'}.`);
+  if (skipped) notes.push(`Skipped ${plural(skipped, 'file')} in folders that are neither images nor PDFs.`);
+  if (taken.length) notes.push(`Added ${plural(taken.length, 'file')}.`);
   $('notice').textContent = notes.join(' ') || 'No images or PDFs found in what was added.';
   if (taken.length) queue.add(taken);
 }
@@ -279,7 +275,7 @@ async function download(what, fn) {
   try {
     const leftOut = await fn(await state.engine); // [{name, why}]
     const names = (leftOut ?? []).map((j) => `${j.name} (${j.why})`);
-    $('notice').textContent = names.length ? `${what}: left out ${names.length} file${names.length === 1 ? '' : 's'}: `
+    $('notice').textContent = names.length ? `${what}: left out ${plural(names.length, 'file')}: `
       + `${names.join(', ')}.` : '';
   } catch (e) {
     $('notice').textContent = `${what} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
@@ -367,26 +363,13 @@ function showOffline(s) {
   const el = $('offline-status');
   el.dataset.state = s.state;
   el.replaceChildren(s.text);
-  if (s.apply) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'button small';
-    b.textContent = 'Reload to update';
-    b.addEventListener('click', s.apply);
-    el.append(' ', b);
-  }
+  if (s.apply) el.append(' ', h('button', { type: 'button', class: 'button small', onclick: s.apply }, 'Reload to update'));
   if (s.keep) { // the first save only: offered once (pwa.js remembers it)
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'button small';
-    b.id = 'keep-offline';
-    b.textContent = 'Keep offline';
-    b.addEventListener('click', async () => {
-      b.disabled = true;
-      const answer = await s.keep();
-      b.replaceWith(answer);
-    });
-    el.append(' ', b);
+    const keep = h('button', { type: 'button', class: 'button small', id: 'keep-offline', onclick: async () => {
+      keep.disabled = true;
+      keep.replaceWith(await s.keep());
+    } }, 'Keep offline');
+    el.append(' ', keep);
   }
 }
 

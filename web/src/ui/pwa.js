@@ -58,6 +58,7 @@ export async function setUpOffline(onStatus) {
 }
 
 const OFFERED_KEY = 'retto.keep-offline-offered';
+const SHARED_CACHE = 'shared-files'; // sw.js writes it (not 'retto-…': those are the versioned app caches)
 
 /** Bytes the offline copy holds (the service worker counts its cache: precached and saved-on-use files). */
 async function offlineSize() {
@@ -99,7 +100,6 @@ export async function receiveFiles(onFiles) {
   }
   if (files.length) onFiles(files);
 }
-const SHARED_CACHE = 'shared-files'; // sw.js writes it (not 'retto-…': those are the versioned app caches)
 
 /** Make sure the set the page runs on is in the offline cache. The service worker saves a set's files as the
  *  OCR worker fetches them, but a set loaded before it was active (first visit, still installing) went past it. */

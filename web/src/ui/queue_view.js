@@ -5,6 +5,7 @@ import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
 import { STATUS_LABEL, canCancel, canRetry } from './queue.js';
 import { stageText } from './stage_text.js';
+import { plural } from '../shared/units.js';
 
 export class QueueView {
   /** actions: {select(job), cancel(job), retry(job), remove(job)}; fallbackFocus: where focus goes when the
@@ -108,7 +109,6 @@ function pageText(job) {
   return `page ${job.page} / ${job.pageCount} · ${stage}`;
 }
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** "12 lines", or for a PDF "3 pages · 40 lines · 1 page failed". */
 function doneText(result) {
