@@ -1,0 +1,53 @@
+"""Stage `orientation` (layout.page_orientation "auto"): find a page turned 90/180/270 degrees from its own
+lines (page_orientation.py), turn it upright and run det and cls once more on it. Recognition runs once, on the
+final lines; boxes are always reported in the image as given."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cls, page_orientation, rec
+from ..pipeline import run_stage
+
+
+class PageTurn:
+    name = "orientation"
+
+    def __init__(self, pipeline, find_lines: list):
+        self.p = pipeline
+        self.find_lines = find_lines   # the det and cls stages, run again on the turned page
+
+    async def run(self, page):
+        found = page.lines
+        if page.strip or not found.quads:
+            return page
+        angle = await self._page_angle(page)
+        if angle:
+            page.page_angle = angle
+            page.upright = page_orientation.turn_upright(page.image, angle)
+            for stage in self.find_lines:
+                page = await run_stage(stage, page)
+        return page
+
+    async def _page_angle(self, page) -> int:
+        """The page's clockwise turn: the axis from the boxes; the half turn from reading a sample of lines as
+        found and turned 180 degrees, skipped on a horizontal page the classifier finds upright."""
+        found = page.lines
+        axis = page_orientation.text_axis(found.quads)
+        if axis is None:
+            return 0
+        if (axis == "horizontal" and self.p.config.cls.enabled
+                and page_orientation.flip_share(found.quads, found.angles) < page_orientation.FLIP_SHARE):
+            return 0
+        sample = page_orientation.sample_lines(found.quads, axis)
+        if not sample:
+            return 0
+        as_found = [found.crops[i] if found.angles[i] == 0 else np.ascontiguousarray(np.rot90(found.crops[i], 2))
+                    for i in sample]
+        pool = as_found + [np.ascontiguousarray(np.rot90(c, 2)) for c in as_found]
+        scores = [0.0] * len(pool)
+        for idx in cls.batches_by_aspect(pool, self.p.config.rec.batch_size):
+            probs = await self.p.infer("rec", rec.preprocess(pool, idx, self.p.config.rec), page)
+            for j, (_text, score) in zip(idx, rec.ctc_decode(probs, self.p.labels)):
+                scores[j] = score
+        k = len(sample)
+        return page_orientation.decide(axis, float(np.mean(scores[:k])), float(np.mean(scores[k:])))
