@@ -108,7 +108,7 @@ def _image_from_js(kind: str, data, width: int, height: int):
         data.assign_to(buf)
         if buf[:, :, 3].min(initial=255) == 255:   # opaque: compositing would change nothing
             return np.ascontiguousarray(buf[:, :, :3])
-        return buf   # decode() composites RGBA on white exactly as it does a transparent file
+        return buf   # decode() composites RGBA exactly as it does a transparent file (image.paper_colour)
     raise RettoError(INVALID_IMAGE, f"unsupported input kind {kind!r}")
 
 

@@ -50,6 +50,10 @@ class RecConfig:
     height: int = 48
     min_width: int = 320            # batch width is at least this (48 * 320/48)
     batch_size: int = 6
+    reread_below: float = 0.0       # lines (or a word of them) scoring below this are read again by the set's
+                                    # "reread" recogniser (stages/reread.py); 0: off
+    word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
+                                    # this times the ink height (words.add_missing_spaces); 0: off (reference)
 
 
 @dataclass

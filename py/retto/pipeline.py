@@ -19,8 +19,10 @@ class Pipeline:
         self.extra_labels = extra_labels or {}  # role -> labels, for other recognisers (the re-reading one)
 
     def has(self, role: str) -> bool:
+        """Whether the worker runs this model (and, for a second recogniser, its dictionary is known)."""
         roles = getattr(self.worker, "roles", None)
-        return role in roles if roles is not None else role in ("det", "cls", "rec")
+        there = role in roles if roles is not None else role in ("det", "cls", "rec")
+        return there and (role != "reread" or role in self.extra_labels)
 
     async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
         x = np.ascontiguousarray(x, dtype=np.float32)

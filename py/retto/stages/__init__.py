@@ -2,7 +2,7 @@
 async `run(page) -> page` (page.py); Session runs the list with a short loop. A new step is a new stage here,
 switched on by the config (which the model set's file fills in).
 
-    det -> cls -> orientation -> rec -> flip_check -> layout
+    det -> cls -> orientation -> rec -> flip_check -> reread -> layout
 
 - det (detection.py): text regions on the upright image.
 - cls (line_orientation.py): line crops, each turned 180 degrees where the line classifier says so.
@@ -11,6 +11,8 @@ switched on by the config (which the model set's file fills in).
 - rec (recognition.py): every line read by the recogniser.
 - flip_check (flip_check.py, cls.verify): lines the classifier turned are read the other way too; the better
   reading wins.
+- reread (reread.py, rec.reread_below > 0 and a "reread" model in the set): doubtful lines are read again by
+  the set's larger recogniser.
 - layout (reading_order.py, layout.reading_order "blocks"): columns, paragraphs and reading order.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .line_orientation import LineOrientation
 from .page_turn import PageTurn
 from .reading_order import ReadingOrder
 from .recognition import Recognition
+from .reread import Reread
 
 
 def build(pipeline) -> list:
@@ -33,6 +36,8 @@ def build(pipeline) -> list:
     stages.append(Recognition(pipeline))
     if cfg.cls.verify:
         stages.append(FlipCheck(pipeline))
+    if cfg.rec.reread_below > 0 and pipeline.has("reread"):
+        stages.append(Reread(pipeline))
     if cfg.layout.reading_order == "blocks":
         stages.append(ReadingOrder(pipeline))
     return stages

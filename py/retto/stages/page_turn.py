@@ -1,6 +1,7 @@
-"""Stage `orientation` (layout.page_orientation "auto"): find a page turned 90/180/270 degrees from its own
-lines (page_orientation.py), turn it upright and run det and cls once more on it. Recognition runs once, on the
-final lines; boxes are always reported in the image as given."""
+"""Stage `orientation` (layout.page_orientation "auto"): find a page turned 90/180/270 degrees
+(page_orientation.py: the orientation model, when the set has one, and the page's own lines must agree), turn it
+upright and run det and cls once more on it. Recognition runs once, on the final lines; boxes are always
+reported in the image as given. The evidence is kept in page.page_angle_confidence."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +21,14 @@ class PageTurn:
         found = page.lines
         if page.strip or not found.quads:
             return page
-        angle = await self._page_angle(page)
+        model = None
+        if self.p.has("orient"):
+            probs = await self.p.infer("orient", page_orientation.model_input(page.image), page)
+            model = page_orientation.model_angle(probs[0])
+        # The lines are only consulted when a turn is possible: without a model, or when it sees one.
+        lines_angle = await self._page_angle(page, force=model is not None) if model is None or model[0] else 0
+        angle, page.page_angle_confidence = page_orientation.combine(model, lines_angle)
+        page.notify("orientation", {"page_angle": angle, "confidence": page.page_angle_confidence})
         if angle:
             page.page_angle = angle
             page.upright = page_orientation.turn_upright(page.image, angle)
@@ -28,14 +36,15 @@ class PageTurn:
                 page = await run_stage(stage, page)
         return page
 
-    async def _page_angle(self, page) -> int:
-        """The page's clockwise turn: the axis from the boxes; the half turn from reading a sample of lines as
-        found and turned 180 degrees, skipped on a horizontal page the classifier finds upright."""
+    async def _page_angle(self, page, force: bool = False) -> int:
+        """The page's clockwise turn from its lines: the axis from the boxes; the half turn from reading a sample
+        of lines as found and turned 180 degrees, skipped on a horizontal page the classifier finds upright
+        (unless `force`: the model saw a turn, so it is checked)."""
         found = page.lines
         axis = page_orientation.text_axis(found.quads)
         if axis is None:
             return 0
-        if (axis == "horizontal" and self.p.config.cls.enabled
+        if (axis == "horizontal" and self.p.config.cls.enabled and not force
                 and page_orientation.flip_share(found.quads, found.angles) < page_orientation.FLIP_SHARE):
             return 0
         sample = page_orientation.sample_lines(found.quads, axis)

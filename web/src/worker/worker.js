@@ -107,7 +107,7 @@ function heapBytes() {
 async function recognize(id, msg) {
   const s = state.ready;
   let { kind, data, width, height } = msg;
-  if (kind === 'bitmap') { // ImageBitmap: draw it to get RGBA pixels (Python composites them on white)
+  if (kind === 'bitmap') { // ImageBitmap: draw it to get RGBA pixels (Python composites them: image.paper_colour)
     const refused = s.bridge.check_declared_size(s.session, data.width, data.height); // before a GB-sized canvas
     if (refused) {
       data.close();
