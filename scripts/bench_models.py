@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): every model set on the labelled test set, natively; accuracy, speed and download size.
 
-  .venv/bin/python scripts/bench_models.py [--sets a,b] [--rounds 3] [--browser bench-browser.json] [--json out.json]
+  .venv/bin/python scripts/bench_models.py [--sets a,b] [--pages hard] [--rounds 3] [--browser bench-browser.json]
+                                           [--json out.json]
 
 Pages: the rendered pages of tests/testset/pages (scripts/make_testset.py; exact ground truth with line boxes)
 and the pinned real scan typewriter.png with its hand transcription (tests/reference/typewriter.gt.txt).
 Per set x page kind it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
 ground-truth line by position, so a page's column order does not decide the score; the typewriter scan is
 single-column and is scored in reading order), the reading-order CER (the whole page in the result's line order
-against the ground truth's reading order: what Copy text gives), the native time (median of --rounds warm runs, onnxruntime CPU,
+against the ground truth's reading order: what Copy text gives), the word-box accuracy (words right: a ground-truth
+word whose exact text is read in a word box of IoU >= 0.5 with it; ocr_metrics.match_words), the native time (median of --rounds warm runs, onnxruntime CPU,
 2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the browser time (wasm). The
 browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
+--pages NAME[,NAME] keeps the pages whose name starts with one of them ("hard" = the hard pages, hard_*; the
+typewriter scan has no word boxes and counts only when asked for, as "typewriter").
 
 Then the rule that picks the default set: the lowest WER over the whole test set (all words pooled), unless it is
 more than 2x slower (native, all pages) than the next best by WER, in which case the next best is checked the same way.
@@ -35,16 +39,21 @@ PAGES = ROOT / "tests" / "testset" / "pages"
 SCAN = ("typewriter", ROOT / "tests" / "data" / "typewriter.png", ROOT / "tests" / "reference" / "typewriter.gt.txt")
 
 
-def load_pages() -> list[dict]:
+def load_pages(prefixes=None) -> list[dict]:
     pages = []
+    keep = (lambda n: any(n.startswith(p) for p in prefixes)) if prefixes else (lambda n: True)
     for gt_path in sorted(PAGES.glob("*.gt.json")):
         gt = json.loads(gt_path.read_text(encoding="utf-8"))
-        pages.append({"name": gt["name"], "kind": gt.get("kind", gt["name"]), "path": PAGES / gt["image"], "gt": gt})
-    if not pages:
-        raise SystemExit(f"no pages in {PAGES}: run scripts/make_testset.py")
+        if keep(gt["name"]):
+            pages.append({"name": gt["name"], "kind": gt.get("kind", gt["name"]), "path": PAGES / gt["image"],
+                          "gt": gt})
     name, path, text = SCAN
-    pages.append({"name": name, "kind": "real scan (typewriter)", "path": path,
-                  "text": text.read_text(encoding="utf-8")})
+    if keep(name):
+        pages.append({"name": name, "kind": "real scan (typewriter)", "path": path,
+                      "text": text.read_text(encoding="utf-8")})
+    if not pages:
+        raise SystemExit(f"no pages {'matching ' + ','.join(prefixes) + ' ' if prefixes else ''}in {PAGES}: "
+                         "run scripts/make_testset.py")
     return pages
 
 
@@ -77,8 +86,9 @@ def run_sets(names: list, pages: list, rounds: int) -> dict:
         for name in names:
             p = out[name][page["name"]]
             p["native_ms"] = statistics.median(times[name])
-            print(f"  {name:<16} {page['name']:<22} CER {p['cer'] * 100:6.2f} %  WER {p['wer'] * 100:6.2f} %  "
-                  f"order CER {p['order_cer'] * 100:6.2f} %  {p['native_ms']:7.0f} ms", file=sys.stderr)
+            acc = f"words right {p['word_acc'] * 100:6.2f} %  " if "word_acc" in p else ""
+            print(f"  {name:<16} {page['name']:<26} CER {p['cer'] * 100:6.2f} %  WER {p['wer'] * 100:6.2f} %  "
+                  f"{acc}order CER {p['order_cer'] * 100:6.2f} %  {p['native_ms']:7.0f} ms", file=sys.stderr)
     return out
 
 
@@ -101,12 +111,13 @@ def choose_default(summary: dict) -> tuple[str, str]:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", help="comma-separated set names (default: all)")
+    ap.add_argument("--pages", help="comma-separated page-name prefixes to keep, e.g. hard (default: all)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--browser", type=Path, help="browser timings from scripts/bench_models_browser.mjs")
     ap.add_argument("--json", type=Path, help="write every number here")
     args = ap.parse_args(argv)
     sets = [s for s in model_sets.available() if not args.sets or s.name in args.sets.split(",")]
-    pages = load_pages()
+    pages = load_pages(args.pages.split(",") if args.pages else None)
     browser = json.loads(args.browser.read_text()) if args.browser else {}
     results, summary = run_sets([s.name for s in sets], pages, args.rounds), {}
     for s in sets:
@@ -114,6 +125,10 @@ def main(argv=None) -> None:
         summary[s.name] = {"cer": pooled(per, "cer", "chars"), "wer": pooled(per, "wer", "words"),
                            "order_cer": pooled(per, "order_cer", "chars"),
                            "native_ms": sum(p["native_ms"] for p in per.values()), "mb": s.download_bytes / 1e6}
+        boxed = [p for p in per.values() if "gt_words" in p]
+        if boxed:
+            summary[s.name]["word_acc"] = (sum(p["words_right"] for p in boxed) /
+                                           sum(p["gt_words"] for p in boxed))
         for page, ms in browser.get(s.name, {}).items():
             if page in per:
                 per[page]["browser_ms"] = ms
@@ -122,10 +137,12 @@ def main(argv=None) -> None:
 
     def cell(p: dict) -> str:
         b = f" / {p['browser_ms'] / 1000:.1f}" if "browser_ms" in p else ""
-        return (f"{p['cer'] * 100:.1f} / {p['wer'] * 100:.1f} / {p['order_cer'] * 100:.1f} "
+        acc = f"{p['word_acc'] * 100:.1f}" if "word_acc" in p else "–"
+        return (f"{p['cer'] * 100:.1f} / {p['wer'] * 100:.1f} / {acc} / {p['order_cer'] * 100:.1f} "
                 f"({p['native_ms'] / 1000:.1f}{b} s)")
 
-    print("\nCER % / WER % / reading-order CER % (native s / browser s), per page; medians of warm runs")
+    print("\nCER % / WER % / words right % / reading-order CER % (native s / browser s), per page; medians of warm "
+          "runs; all pages: pooled (words right over the pages with word boxes)")
     print("| page | " + " | ".join(s.name for s in sets) + " |")
     print("|---|" + "---|" * len(sets))
     for page in pages:

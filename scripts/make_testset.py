@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import sys
 import time
 from functools import lru_cache
@@ -88,15 +89,77 @@ class Page:
         self.fg = fg
         self.lines: list[dict] = []
 
-    def text(self, xy, text, fnt, block, row, anchor="ls", fill=None, max_x=None, **extra) -> tuple:
-        """Draw one line (anchored at its baseline by default) and record its exact box."""
-        l, t, r, b = self.draw.textbbox(xy, text, font=fnt, anchor=anchor)
+    def text(self, xy, text, fnt, block, row, anchor="ls", fill=None, max_x=None, tracking=0, **extra) -> tuple:
+        """Draw one line (anchored at its baseline by default) and record its exact box and its words' boxes.
+
+        tracking: extra pixels after every character (letter-spacing; negative sets the text tighter); such a
+        line is drawn character by character."""
+        fill = fill or self.fg
+        if tracking:
+            l, t, r, b, words = self._tracked(xy, text, fnt, anchor, fill, tracking)
+        else:
+            l, t, r, b = self.draw.textbbox(xy, text, font=fnt, anchor=anchor)
+            self.draw.text(xy, text, font=fnt, anchor=anchor, fill=fill)
+            words = self._word_boxes(xy, text, fnt, anchor)
         if max_x is not None and r > max_x:
             raise ValueError(f"line {text!r} ends at x={r}, beyond its column edge {max_x}: shorten it")
-        self.draw.text(xy, text, font=fnt, anchor=anchor, fill=fill or self.fg)
-        self.lines.append({"text": text, "box": [[l, t], [r, t], [r, b], [l, b]], "block": block, "row": row,
-                           **extra})
+        self.lines.append({"text": text, "box": quad(l, t, r, b), "block": block, "row": row, **extra,
+                           "words": words})
         return l, t, r, b
+
+    def _word_boxes(self, xy, text, fnt, anchor) -> list[dict]:
+        """Each word's box as a PDF text layer gives it: from the pen position where the word starts to that plus
+        its advance width, and from the font's ascender to its descender about the baseline. (A word's ink box
+        would be as low as "a" or "on" are tall; OCR word boxes span their line's height.) The word starts at the
+        line's left edge (the anchor point moved by the anchor's share of the line's advance) plus the advance
+        of the text before it."""
+        x, y = xy
+        left = x - {"l": 0, "m": 0.5, "r": 1}[anchor[0]] * fnt.getlength(text)
+        return [word_box(m.group(), left + fnt.getlength(text[:m.start()]),
+                         left + fnt.getlength(text[:m.end()]), baseline(y, text, fnt, anchor), fnt)
+                for m in re.finditer(r"\S+", text)]
+
+    def _tracked(self, xy, text, fnt, anchor, fill, tracking):
+        """Letter-spaced line: each character drawn at its own pen position; the line box is the union of the
+        characters' ink boxes, word boxes as in _word_boxes with the tracked pen positions."""
+        x, y = xy
+        advance = [fnt.getlength(c) + tracking for c in text]
+        total = sum(advance) - tracking
+        x -= {"l": 0, "m": 0.5, "r": 1}[anchor[0]] * total
+        pen, inks = [], []
+        for c, adv in zip(text, advance):
+            pen.append(x)
+            if not c.isspace():
+                inks.append(self.draw.textbbox((x, y), c, font=fnt, anchor="l" + anchor[1]))
+                self.draw.text((x, y), c, font=fnt, anchor="l" + anchor[1], fill=fill)
+            x += adv
+        base = baseline(y, text, fnt, anchor)
+        words = [word_box(m.group(), pen[m.start()], pen[m.end() - 1] + fnt.getlength(text[m.end() - 1]), base,
+                          fnt)
+                 for m in re.finditer(r"\S+", text)]
+        return (min(b[0] for b in inks), min(b[1] for b in inks), max(b[2] for b in inks), max(b[3] for b in inks),
+                words)
+
+    def map_boxes(self, fn) -> None:
+        """Apply a point mapping to every GT quad (lines and words) after the picture was transformed."""
+        for line in self.lines:
+            line["box"] = [fn(p) for p in line["box"]]
+            for w in line["words"]:
+                w["box"] = [fn(p) for p in w["box"]]
+
+
+def quad(l, t, r, b) -> list:
+    return [[l, t], [r, t], [r, b], [l, b]]
+
+
+def baseline(y: float, text: str, fnt, anchor: str) -> float:
+    """The baseline's y for a line drawn at y with this anchor (its vertical part: a/t/m/s/b/d)."""
+    return y - fnt.getbbox(text, anchor="l" + anchor[1])[1] + fnt.getbbox(text, anchor="ls")[1]
+
+
+def word_box(text: str, x0: float, x1: float, base: float, fnt) -> dict:
+    ascent, descent = fnt.getmetrics()
+    return {"text": text, "box": quad(round(x0, 1), round(base - ascent, 1), round(x1, 1), round(base + descent, 1))}
 
 
 def width(text: str, fnt) -> int:
@@ -283,8 +346,7 @@ def turn_page(page: Page, quarter_turns: int) -> Page:
     for _ in range(quarter_turns % 4):
         h = page.image.size[1]
         page.image = page.image.transpose(Image.Transpose.ROTATE_270)      # Pillow's ROTATE_270 is clockwise
-        for line in page.lines:
-            line["box"] = [[h - y, x] for x, y in line["box"]]
+        page.map_boxes(lambda p, h=h: [h - p[1], p[0]])
     return page
 
 
@@ -294,10 +356,9 @@ def skew_page(page: Page, degrees: float) -> Page:
     page.image = page.image.rotate(-degrees, Image.Resampling.BICUBIC, expand=True, fillcolor="white")
     nw, nh = page.image.size
     a = math.radians(degrees)
-    for line in page.lines:   # Pillow rotates about the centre; with expand the centre moves to the new centre
-        line["box"] = [[round(nw / 2 + (x - w / 2) * math.cos(a) - (y - h / 2) * math.sin(a), 1),
-                        round(nh / 2 + (x - w / 2) * math.sin(a) + (y - h / 2) * math.cos(a), 1)]
-                       for x, y in line["box"]]
+    # Pillow rotates about the centre; with expand the centre moves to the new centre
+    page.map_boxes(lambda p: [round(nw / 2 + (p[0] - w / 2) * math.cos(a) - (p[1] - h / 2) * math.sin(a), 1),
+                              round(nh / 2 + (p[0] - w / 2) * math.sin(a) + (p[1] - h / 2) * math.cos(a), 1)])
     return page
 
 
@@ -401,8 +462,7 @@ def photograph(page: Page, degrees=1.2, blur=1.0, noise=5.0, seed=2024) -> Page:
     img = page.image.transform((w, h), Image.Transform.PERSPECTIVE, tuple(back.flatten()[:8]),
                                Image.Resampling.BICUBIC, fillcolor=(92, 78, 64))
     fwd = homography(src, dst)
-    for line in page.lines:
-        line["box"] = [apply_h(fwd, p) for p in line["box"]]
+    page.map_boxes(lambda p: apply_h(fwd, p))
     img = img.filter(ImageFilter.GaussianBlur(blur))
     arr = np.asarray(img, np.float32) * lighting(w, h)
     arr += np.random.default_rng(seed).normal(0.0, noise, arr.shape).astype(np.float32)

@@ -6,7 +6,8 @@
   shoelace formula. Text boxes from DB detection are (scaled) rotated rectangles, hence convex.
 - `reading_order_text`: how a list of OCR lines becomes one string for CER (documented in test_reference.py).
 - `match_lines`: pairs each reference line with our line of best polygon IoU.
-- `score_page`: CER/WER of OCR lines against a labelled page (tests/testset), independent of reading order.
+- `score_page`: CER/WER of OCR lines against a labelled page (tests/testset), independent of reading order, and
+  word-box accuracy (`match_words`).
 """
 from __future__ import annotations
 
@@ -227,5 +228,35 @@ def score_page(pred_lines, gt) -> dict:
 
     page_ref = normalise_ws(" ".join(g["text"] for g in lines))
     page_hyp = normalise_ws(" ".join(p["text"] for p in pred_lines))
-    return {"cer": char_edits / max(1, chars), "wer": word_edits / max(1, words), "chars": chars, "words": words,
-            "order_cer": cer(page_hyp, page_ref)}
+    out = {"cer": char_edits / max(1, chars), "wer": word_edits / max(1, words), "chars": chars, "words": words,
+           "order_cer": cer(page_hyp, page_ref)}
+    gt_words = [w for g in lines for w in g.get("words", [])]
+    if gt_words:
+        right = match_words([w for p in pred_lines for w in p.get("words", [])], gt_words)
+        out.update(gt_words=len(gt_words), words_right=right, word_acc=right / len(gt_words))
+    return out
+
+
+WORD_IOU = 0.5
+
+
+def match_words(pred_words, gt_words) -> int:
+    """How many ground-truth words ({"text", "box"}) are read right: a GT word counts when a predicted word has
+    exactly its text (code points, case and punctuation included) and a box whose polygon IoU with the GT word's
+    box is at least WORD_IOU (0.5). Matching is one-to-one: GT words are taken in order, each claiming the unused
+    predicted word of equal text with the highest IoU. So a run-together "THENORTHERN" scores neither "THE" nor
+    "NORTHERN", and a right word at the wrong place (another line, another cell) does not count."""
+    used = [False] * len(pred_words)
+    right = 0
+    for g in gt_words:
+        best, best_iou = None, WORD_IOU
+        for j, p in enumerate(pred_words):
+            if used[j] or p["text"] != g["text"]:
+                continue
+            iou = polygon_iou(p["box"], g["box"])
+            if iou >= best_iou:
+                best, best_iou = j, iou
+        if best is not None:
+            used[best] = True
+            right += 1
+    return right
