@@ -14,7 +14,9 @@ word whose exact text is read in a word box of IoU >= 0.5 with it; ocr_metrics.m
 2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the browser time (wasm). The
 browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
 --pages NAME[,NAME] keeps the pages whose name starts with one of them ("hard" = the hard pages, hard_*; the
-typewriter scan has no word boxes and counts only when asked for, as "typewriter").
+typewriter scan has no word boxes and counts only when asked for, as "typewriter"). Pages whose ground truth
+records a "known_failure" (a defect not fixed yet, e.g. white text on a transparent PNG) are scored and shown but
+left out of the pooled figures, so they do not hide the differences between sets until the defect is fixed.
 
 Then the rule that picks the default set: the lowest WER over the whole test set (all words pooled), unless it is
 more than 2x slower (native, all pages) than the next best by WER, in which case the next best is checked the same way.
@@ -120,8 +122,9 @@ def main(argv=None) -> None:
     pages = load_pages(args.pages.split(",") if args.pages else None)
     browser = json.loads(args.browser.read_text()) if args.browser else {}
     results, summary = run_sets([s.name for s in sets], pages, args.rounds), {}
+    known = {p["name"]: p["gt"]["known_failure"] for p in pages if p.get("gt", {}).get("known_failure")}
     for s in sets:
-        per = results[s.name]
+        per = {page: p for page, p in results[s.name].items() if page not in known}
         summary[s.name] = {"cer": pooled(per, "cer", "chars"), "wer": pooled(per, "wer", "words"),
                            "order_cer": pooled(per, "order_cer", "chars"),
                            "native_ms": sum(p["native_ms"] for p in per.values()), "mb": s.download_bytes / 1e6}
@@ -130,8 +133,8 @@ def main(argv=None) -> None:
             summary[s.name]["word_acc"] = (sum(p["words_right"] for p in boxed) /
                                            sum(p["gt_words"] for p in boxed))
         for page, ms in browser.get(s.name, {}).items():
-            if page in per:
-                per[page]["browser_ms"] = ms
+            if page in results[s.name]:
+                results[s.name][page]["browser_ms"] = ms
         if browser.get(s.name):
             summary[s.name]["browser_ms"] = sum(p.get("browser_ms", 0) for p in per.values())
 
@@ -146,7 +149,8 @@ def main(argv=None) -> None:
     print("| page | " + " | ".join(s.name for s in sets) + " |")
     print("|---|" + "---|" * len(sets))
     for page in pages:
-        print(f"| {page['name']} | " + " | ".join(cell(results[s.name][page['name']]) for s in sets) + " |")
+        mark = " (known failure, not pooled)" if page["name"] in known else ""
+        print(f"| {page['name']}{mark} | " + " | ".join(cell(results[s.name][page['name']]) for s in sets) + " |")
     print("| **all pages** | " + " | ".join(cell(summary[s.name]) for s in sets) + " |")
     print("| download MB | " + " | ".join(f"{summary[s.name]['mb']:.1f}" for s in sets) + " |")
     best, why = choose_default(summary)

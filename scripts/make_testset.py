@@ -596,17 +596,17 @@ def layout_table_ruled(blocks) -> Page:
     page, (w, _) = Page(A4), A4
     (title,), table = blocks
     page.text((90, 150), title[1], font("sans_bold", 21), 0, title[0])
-    widths = [150, 140, 140, 120, 90, 150, 150]
+    widths = [125, 118, 118, 100, 70, 128, 128]
     edges = [90]
     for cw in widths:
         edges.append(edges[-1] + cw)
     aligns = "lllllrr"
     xs = [e + 10 if a == "l" else edges[i + 1] - 10 for i, (e, a) in enumerate(zip(edges, aligns))]
-    top, step = 200, 38
-    small, bold = font("sans", 18), font("sans_bold", 18)
+    top, step = 200, 27
+    small, bold = font("sans", 16), font("sans_bold", 16)
     for i, (row, line) in enumerate(table):
         cells = line.split("\t")
-        y = top + i * step + 26
+        y = top + i * step + 20
         if len(cells) == 2:                                           # the total: label and the last column
             cells_row(page, y, cells, [xs[0], xs[-1]], bold, 1, row, "lr")
         else:
@@ -617,7 +617,7 @@ def layout_table_ruled(blocks) -> Page:
                        width=2 if i in (0, 1, len(table) - 1, len(table)) else 1)
     for e in edges:
         page.draw.line([(e, top), (e, bottom)], fill="black", width=1)
-    return degrade(page, ink=35, paper=238, blur=0.75, noise=9, jpeg=40, seed=1803)
+    return degrade(page, ink=45, paper=232, blur=0.95, noise=12, jpeg=30, seed=1803)
 
 
 def layout_table_borderless(blocks) -> Page:
