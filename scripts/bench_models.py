@@ -5,16 +5,17 @@
                                            [--json out.json]
 
 Pages: the rendered pages of tests/testset/pages (scripts/make_testset.py; exact ground truth with line boxes)
-and the pinned real scan typewriter.png with its hand transcription (tests/reference/typewriter.gt.txt).
+and the pinned real scans typewriter.png and c03-29.pdf (its page image) with their hand transcriptions
+(tests/reference/*.gt.txt).
 Per set x page kind it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
 ground-truth line by position, so a page's column order does not decide the score; the typewriter scan is
-single-column and is scored in reading order), the reading-order CER (the whole page in the result's line order
+single-column and is scored in reading order, c03-29 in row order), the reading-order CER (the whole page in the result's line order
 against the ground truth's reading order: what Copy text gives), the word-box accuracy (words right: a ground-truth
 word whose exact text is read in a word box of IoU >= 0.5 with it; ocr_metrics.match_words), the native time (median of --rounds warm runs, onnxruntime CPU,
 2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the browser time (wasm). The
 browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
 --pages NAME[,NAME] keeps the pages whose name starts with one of them ("hard" = the hard pages, hard_*; the
-typewriter scan has no word boxes and counts only when asked for, as "typewriter"). Pages whose ground truth
+real scans have no word boxes and count only when asked for, as "typewriter" or "c03"). Pages whose ground truth
 records a "known_failure" (a defect not fixed yet, e.g. white text on a transparent PNG) are scored and shown but
 left out of the pooled figures, so they do not hide the differences between sets until the defect is fixed.
 
@@ -33,12 +34,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "py"))
-from ocr_metrics import levenshtein, normalise_ws, score_page  # noqa: E402
+from ocr_metrics import levenshtein, normalise_ws, reading_order_text, score_page  # noqa: E402
 from retto import model_sets  # noqa: E402
 from retto.ort_worker import OrtWorker  # noqa: E402
 
 PAGES = ROOT / "tests" / "testset" / "pages"
-SCAN = ("typewriter", ROOT / "tests" / "data" / "typewriter.png", ROOT / "tests" / "reference" / "typewriter.gt.txt")
+DATA, REFERENCE = ROOT / "tests" / "data", ROOT / "tests" / "reference"
+# Real scans with hand transcriptions: (name, kind, file, transcription, hypothesis order). "result": the result's
+# line order (single column); "rows": ocr_metrics.reading_order_text (rows top to bottom, boxes left to right),
+# for c03-29 whose figure caption shares a row with the text beside the figure (transcribed in that order).
+SCANS = [("typewriter", "real scan (typewriter)", DATA / "typewriter.png", REFERENCE / "typewriter.gt.txt", "result"),
+         ("c03-29", "real scan (book page, 150 ppi)", DATA / "c03-29.pdf", REFERENCE / "c03-29.gt.txt", "rows")]
+
+
+def scan_bytes(path: Path) -> bytes:
+    """An image file's bytes; for a PDF scan, its one embedded page image exactly as stored (JPEG for c03-29)."""
+    if path.suffix != ".pdf":
+        return path.read_bytes()
+    import io
+    import pypdfium2 as pdfium
+    page = pdfium.PdfDocument(path)[0]
+    image = next(o for o in page.get_objects() if o.type == pdfium.raw.FPDF_PAGEOBJ_IMAGE)
+    buf = io.BytesIO()
+    image.extract(buf)
+    return buf.getvalue()
 
 
 def load_pages(prefixes=None) -> list[dict]:
@@ -49,10 +68,10 @@ def load_pages(prefixes=None) -> list[dict]:
         if keep(gt["name"]):
             pages.append({"name": gt["name"], "kind": gt.get("kind", gt["name"]), "path": PAGES / gt["image"],
                           "gt": gt})
-    name, path, text = SCAN
-    if keep(name):
-        pages.append({"name": name, "kind": "real scan (typewriter)", "path": path,
-                      "text": text.read_text(encoding="utf-8")})
+    for name, kind, path, text, order in SCANS:
+        if keep(name):
+            pages.append({"name": name, "kind": kind, "path": path, "text": text.read_text(encoding="utf-8"),
+                          "order": order})
     if not pages:
         raise SystemExit(f"no pages {'matching ' + ','.join(prefixes) + ' ' if prefixes else ''}in {PAGES}: "
                          "run scripts/make_testset.py")
@@ -63,7 +82,10 @@ def score(page: dict, lines: list) -> dict:
     if "gt" in page:
         return score_page(lines, page["gt"])
     ref = normalise_ws(page["text"])
-    hyp = normalise_ws(" ".join(line["text"] for line in lines))
+    if page["order"] == "rows":
+        hyp = reading_order_text([(line["box"], line["text"]) for line in lines])
+    else:
+        hyp = normalise_ws(" ".join(line["text"] for line in lines))
     cer = levenshtein(hyp, ref) / len(ref)
     return {"cer": cer, "wer": levenshtein(hyp.split(), ref.split()) / len(ref.split()),
             "chars": len(ref), "words": len(ref.split()), "order_cer": cer}   # scored in reading order already
@@ -75,7 +97,7 @@ def run_sets(names: list, pages: list, rounds: int) -> dict:
     sessions = {name: OrtWorker(models=name, threads=2).session() for name in names}
     out = {name: {} for name in names}
     for page in pages:
-        data = page["path"].read_bytes()
+        data = scan_bytes(page["path"])
         times = {name: [] for name in names}
         for name in names:
             result = sessions[name].run(data).to_dict()          # warm-up, and the result that is scored

@@ -232,9 +232,10 @@ def test_gt_texts_are_the_source_lines(pages):
         assert [ln["text"] for ln in gt["lines"]] == cells, name
 
 
-def test_rendering_is_byte_identical(pages, tmp_path):
-    # The photo page exercises the most: perspective warp, blur, seeded noise and JPEG encoding.
-    name = "photo_page"
+@pytest.mark.parametrize("name", ["photo_page", "hard_form_scan"])
+def test_rendering_is_byte_identical(pages, tmp_path, name):
+    # The photo page: perspective warp, blur, seeded noise and JPEG encoding; the form scan: skew, contrast,
+    # noise, dust and an in-memory JPEG round trip.
     files = [make_testset.image_name(name), f"{name}.gt.json"]
     make_testset.render_page(name, tmp_path / "a")
     make_testset.render_page(name, tmp_path / "b")
