@@ -9,15 +9,17 @@ and the pinned real scans typewriter.png and c03-29.pdf (its page image) with th
 (tests/reference/*.gt.txt).
 Per set x page kind it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
 ground-truth line by position, so a page's column order does not decide the score; the typewriter scan is
-single-column and is scored in reading order, c03-29 in row order), the reading-order CER (the whole page in the result's line order
-against the ground truth's reading order: what Copy text gives), the word-box accuracy (words right: a ground-truth
-word whose exact text is read in a word box of IoU >= 0.5 with it; ocr_metrics.match_words), the native time (median of --rounds warm runs, onnxruntime CPU,
-2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the browser time (wasm). The
-browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is measured once.
---pages NAME[,NAME] keeps the pages whose name starts with one of them ("hard" = the hard pages, hard_*; the
-real scans have no word boxes and count only when asked for, as "typewriter" or "c03"). Pages whose ground truth
-records a "known_failure" (a defect not fixed yet, e.g. white text on a transparent PNG) are scored and shown but
-left out of the pooled figures, so they do not hide the differences between sets until the defect is fixed.
+single-column and is scored in reading order, c03-29 in row order), the word-box accuracy (words right: a
+ground-truth word read with exactly its text at its place, box IoU >= 0.5 or mutual centres;
+ocr_metrics.match_words; the real scans have no word boxes), the reading-order CER (the whole page in the result's
+line order against the ground truth's reading order: what Copy text gives), the native time (median of --rounds
+warm runs, onnxruntime CPU, 2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the
+browser time (wasm). The browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is
+measured once.
+--pages NAME[,NAME] keeps only the pages whose name starts with one of them ("hard" = the hard pages, hard_*;
+"c03" or "typewriter" for a real scan). Pages whose ground truth records a "known_failure" (a defect not fixed
+yet, e.g. white text on a transparent PNG) are scored and shown but left out of the pooled figures, so they do not
+blur the differences between sets until the defect is fixed.
 
 Then the rule that picks the default set: the lowest WER over the whole test set (all words pooled), unless it is
 more than 2x slower (native, all pages) than the next best by WER, in which case the next best is checked the same way.

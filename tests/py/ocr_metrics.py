@@ -197,6 +197,9 @@ def score_page(pred_lines, gt) -> dict:
     insertions, units with no prediction as deletions. So cer/wer do not depend on the order of the result lines;
     order_cer does: the whole page in the result's own line order against the GT reading order.
 
+    When the GT lines carry words (make_testset's word boxes), it also reports word-box accuracy: gt_words,
+    words_right (`match_words` over every result line's "words") and word_acc = words_right / gt_words.
+
     CER is over code points after whitespace normalisation (runs of whitespace -> one space, ends stripped).
     Spaces between words are kept and count as characters, so run-together words cost in CER too
     ("thatIthought" for "that I thought": 2 edits); line breaks are not characters.
