@@ -62,6 +62,8 @@ class LayoutConfig:
                                     # "off": read the image as given, like the reference
     reading_order: str = "lines"    # "blocks": columns, titles and paragraphs (layout.py); "lines": the
                                     # reference's per-line sort (top to bottom, then left to right)
+    split_stacks: bool = False      # tall boxes that are stacks of short rows are read row by row when that
+                                    # reads better (stages/stacks.py)
 
 
 @dataclass

@@ -90,6 +90,10 @@ class OrtWorker:
         # The set's optional models (page orientation, the re-reading recogniser) open on first use: a config
         # that leaves their stage off never pays for them.
         self.roles = set(ROLES) | set(self.model_set.model_roles)
+        first = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
+        for role in self.roles - set(ROLES):   # reported before they open, as every result must say what ran
+            self.backend[role] = f"onnxruntime {ort.__version__} {first}"
+            self.versions[role] = self.model_set.version(role)
         self.charset = self._charset(model_bytes["rec"], custom["rec"] is not None, models_dir)
         for w in self.warnings:
             log.warning(w)

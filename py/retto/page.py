@@ -51,6 +51,7 @@ class Page:
     page_angle_confidence: float | None = None   # evidence for page_angle (stages/page_turn.py); None: not checked
     upright: np.ndarray | None = None # the image turned upright by page_angle
     work: np.ndarray | None = None    # the upright image as det saw it (resized, padded): lines are cut from it
+    frame: tuple = (1.0, 1.0, 0, 0)   # (scale_x, scale_y, pad_top, pad_left): work pixels -> upright pixels
     lines: Lines | None = None
     texts: list = field(default_factory=list)    # per line: (text, score)
     spans: list = field(default_factory=list)    # per line: [(word, u0, u1, score)] (words.py)

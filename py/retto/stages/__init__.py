@@ -2,12 +2,14 @@
 async `run(page) -> page` (page.py); Session runs the list with a short loop. A new step is a new stage here,
 switched on by the config (which the model set's file fills in).
 
-    det -> cls -> orientation -> rec -> flip_check -> reread -> layout
+    det -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout
 
 - det (detection.py): text regions on the upright image.
 - cls (line_orientation.py): line crops, each turned 180 degrees where the line classifier says so.
 - orientation (page_turn.py, layout.page_orientation "auto"): a page turned 90/180/270 is turned upright and
   det + cls run again on it. It comes after them because its evidence is the page's own lines.
+- stacks (stacks.py, layout.split_stacks): a tall box that is a stack of short rows (a table column merged by
+  the detector) is split into its rows when they read better than the one turned line.
 - rec (recognition.py): every line read by the recogniser.
 - flip_check (flip_check.py, cls.verify): lines the classifier turned are read the other way too; the better
   reading wins.
@@ -23,6 +25,7 @@ from .line_orientation import LineOrientation
 from .page_turn import PageTurn
 from .reading_order import ReadingOrder
 from .recognition import Recognition
+from .stacks import SplitStacks
 from .reread import Reread
 
 
@@ -33,6 +36,8 @@ def build(pipeline) -> list:
     stages = [det, line_cls]
     if cfg.layout.page_orientation == "auto":
         stages.append(PageTurn(pipeline, [det, line_cls]))
+    if cfg.layout.split_stacks:
+        stages.append(SplitStacks(pipeline))
     stages.append(Recognition(pipeline))
     if cfg.cls.verify:
         stages.append(FlipCheck(pipeline))

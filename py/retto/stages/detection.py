@@ -28,6 +28,7 @@ class Detection:
         boxes = [to_source(q, *frame, w, h) for q in quads]
         page.lines = Lines(quads, boxes)
         page.work = work   # the image the quads are in: crops are cut from it
+        page.frame = tuple(frame)   # how work maps back onto the upright image (to_source)
         page.notify("det", {"boxes": len(quads), "page_angle": page.page_angle,
                             "quads": [page.to_source(b) for b in boxes]})
         return page

@@ -28,13 +28,36 @@ class PageTurn:
         # The lines are only consulted when a turn is possible: without a model, or when it sees one.
         lines_angle = await self._page_angle(page, force=model is not None) if model is None or model[0] else 0
         angle, page.page_angle_confidence = page_orientation.combine(model, lines_angle)
-        page.notify("orientation", {"page_angle": angle, "confidence": page.page_angle_confidence})
         if angle:
+            as_given = (page.lines, page.work, page.upright, page.warnings[:])
+            upright_score = await self._horizontal_score(page) if angle in (90, 270) else None
             page.page_angle = angle
             page.upright = page_orientation.turn_upright(page.image, angle)
             for stage in self.find_lines:
                 page = await run_stage(stage, page)
+            if upright_score is not None and upright_score >= await self._horizontal_score(page):
+                # Read both ways: the page's own level lines read at least as well as the turned page's, so the
+                # "turned" text was something else (columns of short entries merged into tall boxes): keep it.
+                page.lines, page.work, page.upright, page.warnings = as_given
+                page.page_angle, angle = 0, 0
+                page.page_angle_confidence = model[2] if model else None
+        page.notify("orientation", {"page_angle": angle, "confidence": page.page_angle_confidence})
         return page
+
+    async def _horizontal_score(self, page) -> float | None:
+        """Mean recognition score of a sample of the longest level lines of the upright image, read the way the
+        line classifier left them; None when it has none."""
+        found = page.lines
+        sample = page_orientation.sample_lines(found.quads, "horizontal")
+        if not sample:
+            return None
+        scores = {}
+        for idx in cls.batches_by_aspect([found.crops[i] for i in sample], self.p.config.rec.batch_size):
+            chosen = [sample[k] for k in idx]
+            probs = await self.p.infer("rec", rec.preprocess(found.crops, chosen, self.p.config.rec), page)
+            for i, (_text, score) in zip(chosen, rec.ctc_decode(probs, self.p.labels)):
+                scores[i] = score
+        return float(np.mean(list(scores.values())))
 
     async def _page_angle(self, page, force: bool = False) -> int:
         """The page's clockwise turn from its lines: the axis from the boxes; the half turn from reading a sample
