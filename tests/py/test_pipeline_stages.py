@@ -46,8 +46,9 @@ def image_of(name: str) -> bytes:
 # --------------------------------------------------------------------------------------------- the stage list
 
 def test_stage_list_follows_the_config(worker):
-    assert worker.session().stage_names == ["det", "cls", "orientation", "rec", "flip_check", "reread", "layout"]
-    plain = worker.session({"layout": {"page_orientation": "off", "reading_order": "lines"},
+    assert worker.session().stage_names == ["det", "cls", "orientation", "stacks", "rec", "flip_check", "reread",
+                                            "layout"]
+    plain = worker.session({"layout": {"page_orientation": "off", "reading_order": "lines", "split_stacks": False},
                             "cls": {"verify": False}, "rec": {"reread_below": 0}})
     assert plain.stage_names == ["det", "cls", "rec"]
 
