@@ -52,7 +52,8 @@ class RecConfig:
     batch_size: int = 6
     reread_below: float = 0.0       # lines scoring below this are read again by the set's "reread" recogniser
                                     # (stages/reread.py); 0: off
-    reread_word_below: float = 0.0  # ... and lines with a word scoring below this (0: words not looked at)
+    reread_word_below: float = 0.0  # ... and lines with a word scoring below this (0: words not looked at; only
+                                    # with reread_below > 0, which switches the stage on)
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
                                     # this times the ink height (words.add_missing_spaces); 0: off (reference)
 
@@ -91,8 +92,6 @@ class Config:
                                              f"not {self.layout.reading_order!r}")
         if self.det.limit_type not in ("min", "max"):
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
-        if self.rec.reread_word_below > 0 and self.rec.reread_below <= 0:
-            raise RettoError(INVALID_CONFIG, "rec.reread_word_below needs rec.reread_below > 0 (re-reading on)")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
         if self.document.dpi < 1 or self.document.max_pages < 1:
