@@ -223,6 +223,8 @@ export class RettoOcrElement extends HTMLElement {
       bar.max = ev.total || 1;
       bar.value = ev.done;
       this.setStatus(`Reading ${ev.done}/${ev.total} lines…`);
+    } else if (ev.stage === 'reread') {
+      this.setStatus(`Checking ${ev.done}/${ev.total} doubtful lines…`);
     } else if (ev.stage === 'decode') {
       this.setStatus(ev.pageCount ? `Page ${ev.page} of ${ev.pageCount}: finding text…` : 'Finding text…');
     } else if (ev.stage === 'page') {

@@ -135,7 +135,7 @@ export class OcrQueue extends EventTarget {
             Object.assign(job, { page: ev.page, pageCount: ev.pageCount, status: 'detecting' });
           }
           // det is finished once its progress event arrives; orientation and recognition follow.
-          if (ev.stage === 'det' || ev.stage === 'cls' || ev.stage === 'rec') job.status = 'reading';
+          if (['det', 'cls', 'orientation', 'stacks', 'rec', 'reread'].includes(ev.stage)) job.status = 'reading';
           this.changed(job);
         },
         onPage: ({ page, pageCount, record, preview }) => {

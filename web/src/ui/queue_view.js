@@ -130,6 +130,8 @@ function pageProgress(ev) {
   if (!ev || ev.stage === 'queued' || ev.stage === 'decode' || ev.stage === 'page') return 0.02;
   if (ev.stage === 'det') return 0.33;
   if (ev.stage === 'cls') return 0.33 + 0.07 * (ev.done / Math.max(1, ev.total));
-  if (ev.stage === 'rec') return 0.4 + 0.6 * (ev.done / Math.max(1, ev.total));
+  if (ev.stage === 'orientation' || ev.stage === 'stacks') return 0.4;
+  if (ev.stage === 'rec') return 0.4 + 0.5 * (ev.done / Math.max(1, ev.total));
+  if (ev.stage === 'reread') return 0.9 + 0.1 * (ev.done / Math.max(1, ev.total));
   return 0.99;
 }

@@ -9,7 +9,10 @@ export function stageText(ev) {
     case 'decode': return `image ${ev.width}×${ev.height}, finding text…`;
     case 'det': return `${ev.boxes} text region${ev.boxes === 1 ? '' : 's'} found`;
     case 'cls': return `orientation ${ev.done}/${ev.total}`;
+    case 'orientation': return ev.page_angle ? `page turned ${ev.page_angle}°, reading it upright…` : 'page is upright';
+    case 'stacks': return `${ev.split} table column${ev.split === 1 ? '' : 's'} read row by row`;
     case 'rec': return `reading ${ev.done}/${ev.total} lines`;
+    case 'reread': return `checking ${ev.done}/${ev.total} doubtful lines`;
     case 'done': return 'finishing…';
     default: return ev.stage;
   }
