@@ -94,7 +94,7 @@ def info_command(args) -> int | None:
             overrides = read_overrides(args.config, args)
             print(model_sets.load(args.models, args.models_dir).make_config(overrides).to_json())
     except RettoError as err:
-        print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+        print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
         return 2
     return 0
 
@@ -125,7 +125,8 @@ def collect_inputs(paths) -> list:
 
 def _unlistable(exc: OSError) -> None:
     # A folder we cannot list holds results we cannot give: say so instead of skipping it silently.
-    print(f"retto: warning: cannot list {display_path(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
+    print(f"retto: warning: cannot list {export.visible(display_path(exc.filename))}: {exc.strerror or exc}",
+          file=sys.stderr)
 
 
 def check_output_dir(out_dir: Path) -> str | None:
@@ -174,7 +175,7 @@ class Progress:
     def page(self, n: int, path: str, page: int, page_count: int, status: str, ms: float):
         if not self.enabled:
             return
-        where = f"{Path(path).name if self.tty else path} \u2014 page {page} / {page_count}"
+        where = f"{export.visible(Path(path).name if self.tty else path)} \u2014 page {page} / {page_count}"
         if self.tty:
             sys.stderr.write(f"\r[{n}/{self.total}] {where[:60]} {status} {ms:.0f} ms\x1b[K")
         else:
@@ -187,12 +188,13 @@ class Progress:
         if self.tty:
             width = 24
             fill = int(width * done / max(self.total, 1))
-            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} {Path(path).name[:30]:30} "
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} "
+                             f"{export.visible(Path(path).name)[:30]:30} "
                              f"{status} {ms:.0f} ms\x1b[K")   # erase what a longer page line left
             if done == self.total:
                 sys.stderr.write("\n")
         else:
-            sys.stderr.write(f"[{done}/{self.total}] {path} {status} {ms:.0f} ms\n")
+            sys.stderr.write(f"[{done}/{self.total}] {export.visible(path)} {status} {ms:.0f} ms\n")
         sys.stderr.flush()
 
 
@@ -373,7 +375,7 @@ def main(argv=None) -> int:
     # Everything that can be checked without the models is checked before they load.
     images = collect_inputs(args.inputs)
     if not images:
-        print("retto: no image or PDF files found in " + " ".join(args.inputs), file=sys.stderr)
+        print("retto: no image or PDF files found in " + export.visible(" ".join(args.inputs)), file=sys.stderr)
         return 2
     out_dir = Path(args.output) if args.output else None
     if out_dir is None and len(images) > 1 and args.format in SINGLE_DOCUMENT_FORMATS:
@@ -382,7 +384,7 @@ def main(argv=None) -> int:
         return 2
     problem = out_dir and check_output_dir(out_dir)
     if problem:
-        print(f"retto: {OUTPUT_FAILED}: {problem}", file=sys.stderr)
+        print(f"retto: {OUTPUT_FAILED}: {export.visible(problem)}", file=sys.stderr)
         return 2
     guard = InterruptGuard()
     sink = Sink(args.format, out_dir, guard)   # writes nothing until the first result (or an interrupt)
@@ -398,7 +400,7 @@ def main(argv=None) -> int:
         except RettoError as err:
             if guard.stopped:   # Ctrl-C inside `import onnxruntime` can surface as an ImportError
                 raise KeyboardInterrupt from None
-            print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+            print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
             return 2
         providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
         print(f"retto: model set {worker.model_set.name} ({worker.model_set.label}); providers {providers}",
@@ -423,7 +425,7 @@ def main(argv=None) -> int:
                 problem = f"cannot make its {args.format}: {getattr(exc, 'message', exc)}"
             if problem:   # the result is lost for this input only; say so and go on
                 failed, status = True, f"error {OUTPUT_FAILED}"
-                print(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}", file=sys.stderr)
+                print(export.visible(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}"), file=sys.stderr)
             failures += failed
             done = n
             progress.update(n, record["path"], status, ms)
