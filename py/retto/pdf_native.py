@@ -13,6 +13,7 @@ import pypdfium2.raw as pdfium_c
 from . import document
 from .config import Config
 from .errors import INTERNAL_ERROR, PDF_ENCRYPTED, PDF_INVALID, RettoError
+from .pdf_guard import PageGuard
 
 _LOAD_ERRORS = {
     pdfium_c.FPDF_ERR_PASSWORD: (PDF_ENCRYPTED, "the PDF is encrypted and needs a password; remove the password "
@@ -51,9 +52,13 @@ def pdf_pages(data: bytes, cfg: Config):
 
 
 def _iter_pages(doc: pdfium.PdfDocument, data: bytes, cfg: Config):
+    guard = PageGuard(data, cfg.document)   # measured before PDFium loads a page: loading parses it whole
     try:
         for index in range(len(doc)):
             try:
+                over = guard.check(index)
+                if over is not None:
+                    raise over
                 rgb, dpi, warning = render_page(doc, index, cfg.document.dpi, cfg.global_.max_pixels)
             except RettoError as err:
                 rgb, dpi, warning = err, None, None
