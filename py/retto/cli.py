@@ -29,7 +29,7 @@ def parse_args(argv=None):
                "and carries its exact bytes in `path_bytes_b64` (base64). A PDF's result is a document record: "
                "{path, kind: pdf, page_count, pages: [{page, dpi, ...result}]}. Exit codes: 0 all read, 1 some "
                "input or page failed (error records; output_failed on stderr), 2 nothing could start, 130 "
-               "interrupted (the JSON written so far stays valid).")
+               "interrupted, 143 terminated by SIGTERM (for both, the JSON written so far stays valid).")
     p.add_argument("--inputs", "--images", dest="inputs", nargs="+", metavar="PATH",
                    help="image files, PDFs and/or directories (searched recursively for both); --images is the "
                         "old name")
@@ -199,19 +199,24 @@ class Progress:
 
 
 class InterruptGuard:
-    """Ctrl-C raises KeyboardInterrupt as usual, except inside `with guard:` (while a result is being written):
-    there it is held until the block ends, so an interrupt never leaves half a record on stdout."""
+    """Ctrl-C (SIGINT) and SIGTERM raise KeyboardInterrupt, except inside `with guard:` (while a result is being
+    written): there it is held until the block ends, so stopping never leaves half a record on stdout."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self):
-        self.depth, self.pending, self.stopped, self.previous = 0, False, False, None
+        self.depth, self.pending, self.stopped, self.previous = 0, False, False, {}
+        self.signum = signal.SIGINT
         try:
-            self.previous = signal.signal(signal.SIGINT, self._on_sigint)
+            for signum in self.SIGNALS:
+                self.previous[signum] = signal.signal(signum, self._on_sigint)
         except ValueError:   # main() called outside the main thread: Python's own handling stays
             pass
 
     def _on_sigint(self, signum, frame):
         if self.stopped:   # already stopping: a second Ctrl-C must not break the closing of the output
             return
+        self.signum = signum
         if self.depth:
             self.pending = True
         else:
@@ -228,8 +233,8 @@ class InterruptGuard:
             raise KeyboardInterrupt
 
     def restore(self):
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)
 
 
 class Sink:
@@ -432,8 +437,9 @@ def main(argv=None) -> int:
         sink.close()
     except KeyboardInterrupt:
         sink.close()
-        print(f"\nretto: interrupted after {done} of {len(images)} inputs", file=sys.stderr)
-        return 130
+        how = "terminated (SIGTERM)" if guard.signum == signal.SIGTERM else "interrupted"
+        print(f"\nretto: {how} after {done} of {len(images)} inputs", file=sys.stderr)
+        return 128 + guard.signum
     except BrokenPipeError:   # the reader went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

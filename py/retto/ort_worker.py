@@ -6,7 +6,7 @@ import logging
 import numpy as np
 
 from .errors import BACKEND_UNAVAILABLE, RettoError
-from . import model_sets
+from . import model_sets, rec_windows
 from .models import load_source, read_charset, read_metadata
 from .model_sets import ROLES
 
@@ -120,7 +120,7 @@ class OrtWorker:
         return self._run("cls", x)
 
     def rec(self, x):
-        return self._run("rec", x)
+        return rec_windows.run(lambda window: self._run("rec", window), x)   # very long lines: in windows
 
     def session(self, config=None):
         """A pipeline Session over this worker, with the set's settings unless `config` (a Config, or a partial
