@@ -27,6 +27,8 @@ const TEXTS = {
   pdf_empty: ['This PDF has no pages.', 'There is nothing to read in it.'],
   pdf_too_many_pages: ['This PDF has too many pages.',
     'Split it into smaller PDFs (or raise document.max_pages in the config) and add them again.'],
+  pdf_page_too_complex: ['This page is too complex to draw safely (huge images or millions of drawing steps).',
+    'The other pages are read. Print the page to a new PDF or an image at a lower resolution and add that.'],
 };
 
 /** {title, advice, code, detail} for an error object with a code and a message. */

@@ -61,8 +61,10 @@ function openError(e) {
   return new RettoWorkerError('pdf_invalid', `the PDF could not be read (${name ? `${name}: ` : ''}${why})`);
 }
 
-/** Open a PDF from its bytes (the buffer is handed to pdf.js). Returns {pdf, pageCount}. */
-export async function openPdf({ assetBase, manifest, bytes }) {
+/** Open a PDF from its bytes (the buffer is handed to pdf.js). Returns {pdf, pageCount}. `limits`
+ *  (retto.bridge.pdf_limits): pdf.js skips images over maxImageSize pixels and makes no canvas over
+ *  canvasMaxAreaInBytes (RGBA), a backstop behind the page budgets retto.pdf_guard checks before each page. */
+export async function openPdf({ assetBase, manifest, bytes, limits = {} }) {
   const { lib, base } = await loadPdfjs(assetBase, manifest);
   const task = lib.getDocument({
     data: bytes,
@@ -82,6 +84,7 @@ export async function openPdf({ assetBase, manifest, bytes }) {
     isImageDecoderSupported: false,
     enableXfa: false,
     verbosity: 0,
+    ...limits,
   });
   let pdf;
   try {

@@ -1,0 +1,46 @@
+// Hostile PDFs in the browser (issue 23): each probe's bad page is refused by retto.pdf_guard (run in Pyodide,
+// before pdf.js draws it) with the error the native CLI gives for the same file, the good page is read as
+// natively, and the renderer's resident memory stays bounded. Probes: tests/py/hostile_pdfs.py (the native tests'
+// maker), written at test time. Memory is the Chromium renderer processes' VmHWM (peak resident set) from /proc.
+import { join } from 'node:path';
+import { DATA, expect, runNative, test } from './fixtures.js';
+
+const DIR = join(DATA, 'generated', 'hostile'); // served at /__testdata__/generated/hostile/
+const TIMEOUT = 6 * 60_000;
+
+/** Resident memory (VmRSS, VmHWM) of every Chromium renderer process of this browser, in MB (Linux). */
+async function rendererPeakMB(app) {
+  const { readFileSync } = await import('node:fs');
+  const cdp = await app.context.browser().newBrowserCDPSession();
+  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+  await cdp.detach();
+  return Math.max(...processInfo.filter((p) => p.type === 'renderer').map(({ id }) => {
+    const status = readFileSync(`/proc/${id}/status`, 'utf8');
+    return Math.round(Number(status.match(/VmHWM:\s+(\d+) kB/)[1]) / 1024);
+  }));
+}
+
+test('hostile PDFs: the bad page is pdf_page_too_complex as natively, the good page reads, renderer under 1.5 GB', async ({ app }) => {
+  test.setTimeout(TIMEOUT);
+  const names = JSON.parse(await runNative([join('tests', 'py', 'hostile_pdfs.py'), DIR]));
+  // Exit code 1 (every document has a failed page) is the expected outcome: take its output all the same.
+  const out = await runNative(['-m', 'retto', '--inputs', DIR, '--format', 'jsonl', '--no-progress'])
+    .catch((e) => { if (e.code !== 1) throw e; return e.stdout; });
+  const native = Object.fromEntries(out.trim().split('\n').map((line) => JSON.parse(line))
+    .map((r) => [r.path.split('/').at(-1), r]));
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const seen = {};
+  for (const name of names) {
+    const got = await app.recognize(`generated/hostile/${name}`);
+    expect(got.error, name).toBeUndefined();
+    const [bad, good] = got.result.pages;
+    seen[name] = bad.error?.code;
+    expect(bad.error, name).toEqual(native[name].pages[0].error);
+    expect(good.lines.map((l) => l.text), name).toEqual(native[name].pages[1].lines.map((l) => l.text));
+  }
+  const peak = await rendererPeakMB(app);
+  console.log(`hostile PDFs in the browser: ${JSON.stringify(seen)}; renderer peak (VmHWM) ${peak} MB`);
+  expect(Object.values(seen).every((c) => c === 'pdf_page_too_complex')).toBe(true);
+  expect(peak).toBeLessThanOrEqual(1500);
+});
