@@ -2,6 +2,8 @@
 const TEXTS = {
   fetch_failed: ['The image could not be downloaded.',
     'Check that its address is right and that the server lets this page fetch it.'],
+  file_too_large: ['This file is too large to read here.',
+    'Use a smaller copy of it (or raise the limit: max-bytes on <retto-ocr>, --max-file-bytes in the CLI).'],
   invalid_image: ['This file could not be read as an image.',
     'Use a PNG, JPEG, WebP, GIF, BMP or TIFF file. If it is one, it may be damaged: open and save it again.'],
   image_too_large: ['This image is too large to process.',
