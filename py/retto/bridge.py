@@ -216,6 +216,20 @@ def pdf_guard(session, data):
     return PageGuard(data.to_bytes() if hasattr(data, "to_bytes") else bytes(data), session.config.document)
 
 
+def pdf_document_check(guard, page_count: int) -> str:
+    """Before any page: {"error": ...} when the document is refused whole (its structure past pypdf's safety
+    limits), else {"page_count": n}: pdf.js's count, or fewer when the page tree really holds fewer."""
+    if guard.refusal:
+        return json.dumps(guard.refusal.to_dict())
+    return json.dumps({"page_count": guard.page_count(int(page_count))})
+
+
+def pdf_open_error(guard, code: str, message: str) -> str:
+    """The error JSON for a PDF pdf.js could not open (pdf_encrypted for an encryption scheme it does not know,
+    as natively)."""
+    return json.dumps(guard.open_error(str(code), str(message)).to_dict())
+
+
 def pdf_page_check(guard, page: int) -> str | None:
     """None, or the page's error JSON ({"error": {code, message}}) when it is over a budget (1-based page)."""
     err = guard.check(int(page) - 1)

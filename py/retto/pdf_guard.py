@@ -16,7 +16,13 @@ Python: the CLI and the browser's Pyodide run this same code), and a page over a
 
 Content streams are inflated in 1 MB pieces and only counted, never kept, so measuring a bomb costs its time, not
 its memory; counting stops at the budget. A file pypdf cannot parse is left to the renderer (whose own error then
-stands), so this check never refuses a PDF that would otherwise be read.
+stands), so this check never refuses a PDF that would otherwise be read, except one whose structure goes past
+pypdf's own safety limits (e.g. a page tree nested over 100 deep): that one is refused whole (`refusal`), in both
+runtimes, rather than rendered unmeasured.
+
+The same reading settles what the two renderers used to tell apart: the page count is the pages the tree really
+holds (`page_count`: PDFium believed a lying /Count, pdf.js did not), and a PDF pypdf sees as encrypted but a
+renderer cannot open is `pdf_encrypted` (`open_error`).
 """
 from __future__ import annotations
 
@@ -25,7 +31,10 @@ import re
 import zlib
 from collections import Counter
 
-from .errors import PDF_PAGE_TOO_COMPLEX, RettoError
+from .errors import PDF_ENCRYPTED, PDF_INVALID, PDF_PAGE_TOO_COMPLEX, RettoError
+
+# The sentence both runtimes give for encryption no reader here can open (an unknown security handler).
+UNKNOWN_ENCRYPTION = "the PDF uses an encryption scheme that cannot be opened"
 
 CHUNK = 1 << 20
 MAX_FORM_DEPTH = 12   # deeper form nesting than any real page; pdf.js and PDFium stop earlier or later
@@ -46,16 +55,36 @@ class PageGuard:
         self.max_ops = document_config.max_page_operators
         self.max_bytes = document_config.max_content_bytes
         self.max_pixels = document_config.max_image_pixels
-        self.pages, self.count = None, 0
+        self.pages, self.count, self.encrypted, self.refusal = None, 0, False, None
         try:
-            import pypdf
             import logging
+            import pypdf
+            from pypdf.errors import LimitReachedError
             logging.getLogger("pypdf").setLevel(logging.ERROR)   # repairs of broken files are not our news
+        except ImportError:
+            return
+        try:
             reader = pypdf.PdfReader(io.BytesIO(bytes(data)), strict=False)
+            self.encrypted = bool(reader.is_encrypted)
             self.pages = reader.pages
             self.count = len(self.pages)
+        except LimitReachedError as exc:
+            self.pages, self.count = None, 0
+            self.refusal = RettoError(PDF_INVALID, f"the PDF's structure is beyond what is read safely ({exc})")
         except Exception:   # pypdf cannot read it: the renderer decides (and reports pdf_invalid if it cannot)
             self.pages, self.count = None, 0
+
+    def page_count(self, renderer_count: int) -> int:
+        """The pages to read: the renderer's count, or fewer when the page tree really holds fewer (a /Count
+        that claims more pages than there are)."""
+        return min(renderer_count, self.count) if self.count else renderer_count
+
+    def open_error(self, code: str, message: str) -> RettoError:
+        """The error for a PDF the renderer could not open: pdf_encrypted when it is encrypted (pypdf read its
+        /Encrypt) with a scheme the renderer does not know."""
+        if code == PDF_INVALID and self.encrypted:
+            return RettoError(PDF_ENCRYPTED, UNKNOWN_ENCRYPTION)
+        return RettoError(code, message)
 
     def check(self, index: int) -> RettoError | None:
         if self.pages is None:

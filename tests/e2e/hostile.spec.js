@@ -44,3 +44,25 @@ test('hostile PDFs: the bad page is pdf_page_too_complex as natively, the good p
   expect(Object.values(seen).every((c) => c === 'pdf_page_too_complex')).toBe(true);
   expect(peak).toBeLessThanOrEqual(1500);
 });
+
+test('structures the runtimes read differently: the same document record (or error) in both', async ({ app }) => {
+  test.setTimeout(TIMEOUT);
+  const dir = join(DATA, 'generated', 'disagreeing');
+  const names = JSON.parse(await runNative([join('tests', 'py', 'hostile_pdfs.py'), dir, 'disagreeing']));
+  const out = await runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress'])
+    .catch((e) => { if (e.code !== 1) throw e; return e.stdout; });
+  const native = Object.fromEntries(out.trim().split('\n').map((line) => JSON.parse(line))
+    .map((r) => [r.path.split('/').at(-1), r]));
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  // What a reader can compare: the error (code and message) or the page count, warnings, each page's size and texts.
+  const shape = (r) => (r.error ? { error: r.error } : { page_count: r.page_count, warnings: r.warnings ?? [],
+    pages: r.pages.map((p) => (p.error ? { error: p.error } : { image: p.image, texts: p.lines.map((l) => l.text) })) });
+  const seen = {};
+  for (const name of names) {
+    const got = await app.recognize(`generated/disagreeing/${name}`);
+    seen[name] = shape(got.result ?? got);
+    console.log(`${name}: browser ${JSON.stringify(seen[name])} native ${JSON.stringify(shape(native[name]))}`);
+  }
+  for (const name of names) expect(seen[name], name).toEqual(shape(native[name]));
+});

@@ -157,11 +157,67 @@ PROBES = {
 
 
 def main(out: Path, scale: float = 1.0, names=None) -> None:
+    """names: probe names; ["disagreeing"]: the DISAGREEING set instead."""
     out.mkdir(parents=True, exist_ok=True)
+    if names == ["disagreeing"]:
+        for name, make in DISAGREEING.items():
+            (out / name).write_bytes(make())
+        print(json.dumps(sorted(DISAGREEING)))
+        return
     names = names or sorted(PROBES)
     for name in names:
         (out / name).write_bytes(PROBES[name](scale))
     print(json.dumps(names))
+
+
+
+# ---- structures the two renderers used to read differently (issue 23, "the runtimes disagree") -------------
+
+def _text_page_objects(page_extra: bytes = b"", parent: int = 2) -> list:
+    return [b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 300 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >>"
+            % parent + page_extra + b" >>",
+            stream(b"", b"BT /F1 24 Tf 20 40 Td (%s) Tj ET" % GOOD_PAGE_TEXT.encode("ascii")),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+
+
+def lying_count(claimed: int = 5) -> bytes:
+    """One page, but the page tree's /Count says `claimed`."""
+    return write_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count %d >>" % claimed]
+                     + _text_page_objects())
+
+
+def user_unit(unit: float = 10.0) -> bytes:
+    """One page whose /UserUnit makes each unit `unit` points (PDF 1.6)."""
+    return write_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"]
+                     + _text_page_objects(b" /UserUnit %g" % unit))
+
+
+def deep_page_tree(depth: int = 600) -> bytes:
+    """One page at the bottom of `depth` nested /Pages nodes."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>"]
+    first = 2
+    for level in range(depth):
+        n = first + level
+        kid = n + 1
+        parent = b" /Parent %d 0 R" % (n - 1) if level else b""
+        objs.append(b"<< /Type /Pages /Kids [%d 0 R] /Count 1%s >>" % (kid, parent))
+    page_no = first + depth
+    page = _text_page_objects(parent=page_no - 1)
+    page[0] = page[0].replace(b"/Contents 4 0 R", b"/Contents %d 0 R" % (page_no + 1)).replace(
+        b"/F1 5 0 R", b"/F1 %d 0 R" % (page_no + 2))
+    return write_pdf(objs + page)
+
+
+def unknown_security_handler() -> bytes:
+    """An /Encrypt dictionary naming a security handler no reader has."""
+    body = write_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"]
+                     + _text_page_objects() + [b"<< /Filter /NoSuchHandler /V 1 /R 2 /O (x) /U (y) /P -4 >>"])
+    return body.replace(b"trailer\n<< /Size 7 /Root 1 0 R >>", b"trailer\n<< /Size 7 /Root 1 0 R /Encrypt 6 0 R "
+                        b"/ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>")
+
+
+DISAGREEING = {"lying_count.pdf": lying_count, "user_unit.pdf": user_unit, "deep_page_tree.pdf": deep_page_tree,
+               "unknown_security_handler.pdf": unknown_security_handler}
 
 
 if __name__ == "__main__":

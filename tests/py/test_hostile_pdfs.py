@@ -90,3 +90,21 @@ def test_forms_count_as_often_as_they_are_drawn():
 def test_a_pdf_pypdf_cannot_parse_is_left_to_the_renderer():
     guard = PageGuard(b"%PDF-1.4\nnot really a pdf", Config().document)
     assert guard.check(0) is None
+
+
+def test_structures_the_renderers_read_differently_get_one_answer_natively():
+    """The browser gives the same (tests/e2e/hostile.spec.js compares the two runtimes' records)."""
+    from retto import pdf_native
+    from retto.errors import RettoError
+    cfg = Config()
+    count, pages = pdf_native.pdf_pages(hostile_pdfs.lying_count(5), cfg)   # /Count 5, one page
+    assert count == 1 and [p for p, *_ in pages] == [1]
+    count, pages = pdf_native.pdf_pages(hostile_pdfs.user_unit(10), cfg)    # /UserUnit ignored: 300 x 100 points
+    (_, rgb, dpi, _), = list(pages)
+    assert rgb.shape[:2] == (278, 833) and dpi == 200
+    with pytest.raises(RettoError) as exc:
+        pdf_native.pdf_pages(hostile_pdfs.unknown_security_handler(), cfg)
+    assert exc.value.code == "pdf_encrypted"
+    with pytest.raises(RettoError) as exc:
+        pdf_native.pdf_pages(hostile_pdfs.deep_page_tree(600), cfg)
+    assert exc.value.code == "pdf_invalid" and "depth" in exc.value.message

@@ -171,11 +171,15 @@ async function recognizeDocument(id, bytes, name, signal, t0) {
   try {
     opened = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes, limits });
   } catch (e) {
+    const error = e.code ? pyError(s.bridge.pdf_open_error(guard, e.code, e.message)) : e;
     guard.destroy();
-    throw e;
+    throw error;
   }
-  const { pdf, pageCount } = opened;
+  const { pdf } = opened;
   try {
+    const checked = JSON.parse(s.bridge.pdf_document_check(guard, opened.pageCount));
+    if (checked.error) throw new RettoWorkerError(checked.error.code, checked.error.message);
+    const pageCount = checked.page_count;
     const refused = s.bridge.check_page_count(s.session, pageCount);
     if (refused) throw pyError(refused);
     const pages = [];
