@@ -73,6 +73,8 @@ class PageGuard:
             self.refusal = RettoError(PDF_INVALID, f"the PDF's structure is beyond what is read safely ({exc})")
         except Exception:   # pypdf cannot read it: the renderer decides (and reports pdf_invalid if it cannot)
             self.pages, self.count = None, 0
+            # pypdf stops at a security handler it does not know, as the renderers do: the trailer names it.
+            self.encrypted = self.encrypted or b"/Encrypt" in bytes(data)
 
     def page_count(self, renderer_count: int) -> int:
         """The pages to read: the renderer's count, or fewer when the page tree really holds fewer (a /Count
