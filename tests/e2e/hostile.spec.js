@@ -66,3 +66,19 @@ test('structures the runtimes read differently: the same document record (or err
   }
   for (const name of names) expect(seen[name], name).toEqual(shape(native[name]));
 });
+
+test('a 100 MP 16-bit grey PNG (about 200 KB) reads in the browser with the renderer under 1.5 GB', async ({ app }) => {
+  test.setTimeout(TIMEOUT);
+  const rel = 'generated/gray16_100mp.png';
+  await runNative(['-c', 'import sys; from PIL import Image; Image.new("I;16", (10000, 10000), 40000).save(sys.argv[1])',
+    join(DATA, rel)]);
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const got = await app.recognize(rel);
+  expect(got.error).toBeUndefined();
+  expect(got.result.image).toEqual({ width: 10000, height: 10000 });
+  expect(got.result.lines).toEqual([]); // one flat grey: nothing to read
+  const peak = await rendererPeakMB(app);
+  console.log(`100 MP 16-bit grey PNG in the browser: renderer peak (VmHWM) ${peak} MB`);
+  expect(peak).toBeLessThanOrEqual(1500);
+});
