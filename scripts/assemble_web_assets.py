@@ -56,6 +56,10 @@ EXPORT_WHEELS = [("fpdf2==2.8.9", "fpdf2-2.8.9-py3-none-any.whl",
                  ("defusedxml==0.7.1", "defusedxml-0.7.1-py2.py3-none-any.whl",
                   "a352e7e428770286cc899e2542b6cdaedb2b4953ff269a210103ec58f6198a61")]
 EXPORT_LOCK_PACKAGES = ["fonttools"]
+# The PDF page budgets (retto.pdf_guard) read a PDF's structure with pypdf (pure Python, sha256-pinned), unpacked
+# into site-packages with pdf.js, when the first PDF arrives (assets/pdf/).
+PDF_WHEELS = [("pypdf==7.1.1", "pypdf-7.1.1-py3-none-any.whl",
+               "04c5680d4b4cfa04ab505b09393fc949860c34a4dad6565284d11a2f5c3ce8b1")]
 ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
              "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm",
              "ort.all.min.mjs"]
@@ -163,6 +167,13 @@ def assemble_export_wheels() -> list[str]:
     return names
 
 
+def assemble_pdf_wheels() -> list[str]:
+    """pypdf for the PDF page budgets, under assets/pdf/; returns the file names."""
+    for requirement, filename, sha256 in PDF_WHEELS:
+        copy(fetch(requirement, filename, sha256), OUT / "pdf" / filename)
+    return [filename for _, filename, _ in PDF_WHEELS]
+
+
 def assemble_model_sets() -> tuple[dict, str]:
     """Every set's files under assets/models/<set>/ (+ webgl/ for the sets WebGL can run). Returns the manifest's
     per-set entries (the set file itself, for Python; the asset paths, for the worker) and the default set."""
@@ -224,7 +235,7 @@ def assemble_retto_wheel() -> str:
 
 
 def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, export_wheels=(),
-                   pdfjs_files=()) -> dict:
+                   pdfjs_files=(), pdf_wheels=()) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -242,6 +253,7 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
         "pdfjs": {"version": PDFJS_VERSION, "base": "pdfjs/", "module": "pdfjs/build/pdf.min.mjs",
                   "worker": "pdfjs/build/pdf.worker.min.mjs"} if pdfjs_files else None,
         "export_wheels": [f"export/{n}" for n in export_wheels],
+        "pdf_wheels": [f"pdf/{n}" for n in pdf_wheels],   # with pdf.js, when the first PDF arrives
         "files": files,
         "total_bytes": sum(f["size"] for f in files.values()),
     }
@@ -257,7 +269,8 @@ def main() -> None:
     wheel = assemble_retto_wheel()
     pdfjs_files = assemble_pdfjs()
     export_wheels = assemble_export_wheels()
-    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files)
+    pdf_wheels = assemble_pdf_wheels()
+    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT.relative_to(ROOT)}")
 
 

@@ -12,6 +12,7 @@ import time
 import numpy as np
 from pyodide.ffi import JsException, to_js
 
+from . import rec_windows
 from .errors import INFERENCE_FAILED, INVALID_IMAGE, RettoError
 from .image import check_size
 
@@ -32,6 +33,8 @@ class BridgeWorker:
         self.buckets = None                          # ... with the BucketWorker in front of this worker
 
     async def run(self, role: str, x):
+        if role in ("rec", "reread"):   # very long lines: windows (rec_windows)
+            return await rec_windows.run_async(lambda window: self._run(role, window), x)
         return await self._run(role, x)
 
     async def det(self, x):
@@ -41,7 +44,7 @@ class BridgeWorker:
         return await self._run("cls", x)
 
     async def rec(self, x):
-        return await self._run("rec", x)
+        return await self.run("rec", x)
 
     async def _run(self, name: str, x) -> np.ndarray:
         x = np.ascontiguousarray(x, dtype=np.float32)
@@ -207,6 +210,41 @@ def page_size(session, width_pt: float, height_pt: float) -> str:
     except RettoError as e:
         return json.dumps(e.to_dict())
     return json.dumps([dpi, int(w), int(h), warning])
+
+
+def pdf_limits(session) -> str:
+    """What pdf.js is told about the budgets (it skips an image over maxImageSize pixels, and scales down an
+    image canvas over canvasMaxAreaInBytes): the numbers retto.pdf_guard checks first, so they only back it up."""
+    cfg = session.config
+    return json.dumps({"maxImageSize": int(cfg.document.max_image_pixels),
+                       "canvasMaxAreaInBytes": int(cfg.global_.max_pixels) * 4})
+
+
+def pdf_guard(session, data):
+    """The document's page budgets (retto.pdf_guard.PageGuard over a copy of its bytes), made before pdf.js takes
+    the buffer; `pdf_page_check(guard, n)` asks about page n before it is drawn."""
+    from .pdf_guard import PageGuard
+    return PageGuard(data.to_bytes() if hasattr(data, "to_bytes") else bytes(data), session.config.document)
+
+
+def pdf_document_check(guard, page_count: int) -> str:
+    """Before any page: {"error": ...} when the document is refused whole (its structure past pypdf's safety
+    limits), else {"page_count": n}: pdf.js's count, or fewer when the page tree really holds fewer."""
+    if guard.refusal:
+        return json.dumps(guard.refusal.to_dict())
+    return json.dumps({"page_count": guard.page_count(int(page_count))})
+
+
+def pdf_open_error(guard, code: str, message: str) -> str:
+    """The error JSON for a PDF pdf.js could not open (pdf_encrypted for an encryption scheme it does not know,
+    as natively)."""
+    return json.dumps(guard.open_error(str(code), str(message)).to_dict())
+
+
+def pdf_page_check(guard, page: int) -> str | None:
+    """None, or the page's error JSON ({"error": {code, message}}) when it is over a budget (1-based page)."""
+    err = guard.check(int(page) - 1)
+    return None if err is None else json.dumps(err.to_dict())
 
 
 def page_record(recognize_json: str, page: int, dpi) -> str:

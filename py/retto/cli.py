@@ -29,7 +29,7 @@ def parse_args(argv=None):
                "and carries its exact bytes in `path_bytes_b64` (base64). A PDF's result is a document record: "
                "{path, kind: pdf, page_count, pages: [{page, dpi, ...result}]}. Exit codes: 0 all read, 1 some "
                "input or page failed (error records; output_failed on stderr), 2 nothing could start, 130 "
-               "interrupted (the JSON written so far stays valid).")
+               "interrupted, 143 terminated by SIGTERM (for both, the JSON written so far stays valid).")
     p.add_argument("--inputs", "--images", dest="inputs", nargs="+", metavar="PATH",
                    help="image files, PDFs and/or directories (searched recursively for both); --images is the "
                         "old name")
@@ -94,7 +94,7 @@ def info_command(args) -> int | None:
             overrides = read_overrides(args.config, args)
             print(model_sets.load(args.models, args.models_dir).make_config(overrides).to_json())
     except RettoError as err:
-        print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+        print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
         return 2
     return 0
 
@@ -125,7 +125,8 @@ def collect_inputs(paths) -> list:
 
 def _unlistable(exc: OSError) -> None:
     # A folder we cannot list holds results we cannot give: say so instead of skipping it silently.
-    print(f"retto: warning: cannot list {display_path(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
+    print(f"retto: warning: cannot list {export.visible(display_path(exc.filename))}: {exc.strerror or exc}",
+          file=sys.stderr)
 
 
 def check_output_dir(out_dir: Path) -> str | None:
@@ -174,7 +175,7 @@ class Progress:
     def page(self, n: int, path: str, page: int, page_count: int, status: str, ms: float):
         if not self.enabled:
             return
-        where = f"{Path(path).name if self.tty else path} \u2014 page {page} / {page_count}"
+        where = f"{export.visible(Path(path).name if self.tty else path)} \u2014 page {page} / {page_count}"
         if self.tty:
             sys.stderr.write(f"\r[{n}/{self.total}] {where[:60]} {status} {ms:.0f} ms\x1b[K")
         else:
@@ -187,29 +188,35 @@ class Progress:
         if self.tty:
             width = 24
             fill = int(width * done / max(self.total, 1))
-            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} {Path(path).name[:30]:30} "
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} "
+                             f"{export.visible(Path(path).name)[:30]:30} "
                              f"{status} {ms:.0f} ms\x1b[K")   # erase what a longer page line left
             if done == self.total:
                 sys.stderr.write("\n")
         else:
-            sys.stderr.write(f"[{done}/{self.total}] {path} {status} {ms:.0f} ms\n")
+            sys.stderr.write(f"[{done}/{self.total}] {export.visible(path)} {status} {ms:.0f} ms\n")
         sys.stderr.flush()
 
 
 class InterruptGuard:
-    """Ctrl-C raises KeyboardInterrupt as usual, except inside `with guard:` (while a result is being written):
-    there it is held until the block ends, so an interrupt never leaves half a record on stdout."""
+    """Ctrl-C (SIGINT) and SIGTERM raise KeyboardInterrupt, except inside `with guard:` (while a result is being
+    written): there it is held until the block ends, so stopping never leaves half a record on stdout."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self):
-        self.depth, self.pending, self.stopped, self.previous = 0, False, False, None
+        self.depth, self.pending, self.stopped, self.previous = 0, False, False, {}
+        self.signum = signal.SIGINT
         try:
-            self.previous = signal.signal(signal.SIGINT, self._on_sigint)
+            for signum in self.SIGNALS:
+                self.previous[signum] = signal.signal(signum, self._on_sigint)
         except ValueError:   # main() called outside the main thread: Python's own handling stays
             pass
 
     def _on_sigint(self, signum, frame):
         if self.stopped:   # already stopping: a second Ctrl-C must not break the closing of the output
             return
+        self.signum = signum
         if self.depth:
             self.pending = True
         else:
@@ -226,8 +233,8 @@ class InterruptGuard:
             raise KeyboardInterrupt
 
     def restore(self):
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)
 
 
 class Sink:
@@ -373,7 +380,7 @@ def main(argv=None) -> int:
     # Everything that can be checked without the models is checked before they load.
     images = collect_inputs(args.inputs)
     if not images:
-        print("retto: no image or PDF files found in " + " ".join(args.inputs), file=sys.stderr)
+        print("retto: no image or PDF files found in " + export.visible(" ".join(args.inputs)), file=sys.stderr)
         return 2
     out_dir = Path(args.output) if args.output else None
     if out_dir is None and len(images) > 1 and args.format in SINGLE_DOCUMENT_FORMATS:
@@ -382,7 +389,7 @@ def main(argv=None) -> int:
         return 2
     problem = out_dir and check_output_dir(out_dir)
     if problem:
-        print(f"retto: {OUTPUT_FAILED}: {problem}", file=sys.stderr)
+        print(f"retto: {OUTPUT_FAILED}: {export.visible(problem)}", file=sys.stderr)
         return 2
     guard = InterruptGuard()
     sink = Sink(args.format, out_dir, guard)   # writes nothing until the first result (or an interrupt)
@@ -398,7 +405,7 @@ def main(argv=None) -> int:
         except RettoError as err:
             if guard.stopped:   # Ctrl-C inside `import onnxruntime` can surface as an ImportError
                 raise KeyboardInterrupt from None
-            print(f"retto: {err.code}: {err.message}", file=sys.stderr)
+            print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
             return 2
         providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
         print(f"retto: model set {worker.model_set.name} ({worker.model_set.label}); providers {providers}",
@@ -423,15 +430,16 @@ def main(argv=None) -> int:
                 problem = f"cannot make its {args.format}: {getattr(exc, 'message', exc)}"
             if problem:   # the result is lost for this input only; say so and go on
                 failed, status = True, f"error {OUTPUT_FAILED}"
-                print(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}", file=sys.stderr)
+                print(export.visible(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}"), file=sys.stderr)
             failures += failed
             done = n
             progress.update(n, record["path"], status, ms)
         sink.close()
     except KeyboardInterrupt:
         sink.close()
-        print(f"\nretto: interrupted after {done} of {len(images)} inputs", file=sys.stderr)
-        return 130
+        how = "terminated (SIGTERM)" if guard.signum == signal.SIGTERM else "interrupted"
+        print(f"\nretto: {how} after {done} of {len(images)} inputs", file=sys.stderr)
+        return 128 + guard.signum
     except BrokenPipeError:   # the reader went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

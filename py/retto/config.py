@@ -72,6 +72,10 @@ class LayoutConfig:
 class DocumentConfig:
     dpi: int = 200                  # PDF pages are rendered at this resolution (both runtimes)
     max_pages: int = 500            # refuse longer PDFs (pdf_too_many_pages): a stated bound on one input's work
+    # Page budgets checked before rendering (retto.pdf_guard; past one: the page error pdf_page_too_complex).
+    max_page_operators: int = 1_000_000     # drawing operators per page, forms counted each time drawn
+    max_content_bytes: int = 64_000_000     # decoded content-stream bytes per page
+    max_image_pixels: int = 100_000_000     # declared width x height of any image or soft mask on a page
 
 
 @dataclass
@@ -94,8 +98,10 @@ class Config:
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
-        if self.document.dpi < 1 or self.document.max_pages < 1:
-            raise RettoError(INVALID_CONFIG, "document.dpi and document.max_pages must be at least 1")
+        d = self.document
+        if min(d.dpi, d.max_pages, d.max_page_operators, d.max_content_bytes, d.max_image_pixels) < 1:
+            raise RettoError(INVALID_CONFIG, "document.dpi, max_pages, max_page_operators, max_content_bytes and "
+                                             "max_image_pixels must be at least 1")
 
     def to_dict(self) -> dict:
         d = asdict(self)

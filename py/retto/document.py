@@ -14,7 +14,7 @@ import math
 
 from .errors import IMAGE_TOO_LARGE, PDF_EMPTY, PDF_INVALID, PDF_TOO_MANY_PAGES, RettoError
 
-POINTS_PER_INCH = 72.0   # PDF user space unit (the user unit of PDF 1.6 is ignored, as pdfium and pdf.js do)
+POINTS_PER_INCH = 72.0   # PDF user space unit (the user unit of PDF 1.6 is ignored: PDFium does, pdf.js is told to)
 
 
 # Image files that could carry "%PDF-" in a text chunk of their first KB are never taken for PDFs.

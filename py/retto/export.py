@@ -23,6 +23,41 @@ PAGE_BREAK_TEXT = "\f"            # between the pages of a document in `text` (a
 PAGE_BREAK_MD = "\n\n---\n\n"    # a thematic break between pages in `md` (blank lines: never a setext heading)
 
 
+# Characters a reader should see as escapes, never receive raw: C0 and C1 controls, DEL, line/paragraph
+# separators, bidirectional overrides (they reorder what a terminal or a viewer shows) and lone surrogates.
+_ODD = "\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_ODD_RE = re.compile(f"[{_ODD}]")
+_ODD_OR_BACKSLASH_RE = re.compile(f"[{_ODD}\\\\]")
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
+# XML 1.0 forbids these outright (a parser must stop at them); the other odd characters are legal XML.
+_NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _escape_one(match) -> str:
+    c = match.group()
+    if c in _SHORT:
+        return _SHORT[c]
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
+def visible(text: str, backslash: bool = False) -> str:
+    """Odd characters shown as escapes (tab as \\t, newline as \\n, ESC as \\x1b, U+202E as \\u202e), for
+    TSV fields and the terminal. backslash=True also doubles backslashes, so that the escaping can be undone
+    (TSV: one row per line, one field per tab, whatever the names hold)."""
+    return (_ODD_OR_BACKSLASH_RE if backslash else _ODD_RE).sub(_escape_one, str(text))
+
+
+def xml_text(text: str) -> str:
+    """Text for an XML element: characters XML cannot hold shown as escapes (\\x01), then &, <, > escaped."""
+    return escape(_NOT_XML_RE.sub(_escape_one, str(text)))
+
+
+def xml_attr(text: str) -> str:
+    """A quoted XML attribute value (tab, newline and CR as character references, so they survive parsing)."""
+    return quoteattr(_NOT_XML_RE.sub(_escape_one, str(text)))
+
+
 def bounds(box) -> tuple[int, int, int, int]:
     """Axis-aligned integer bounds (x0, y0, x1, y1) of a [[x, y]...] box."""
     xs = [p[0] for p in box]
@@ -54,10 +89,12 @@ def render(record: dict, fmt: str, name: str | None = None) -> str:
     if "error" in record:
         err = record["error"]
         if fmt == "tsv":
-            return f"{name}\tERROR\t{err['code']}\t{err['message']}"
+            return "\t".join(visible(f, True) for f in (name, "ERROR", err["code"], err["message"]))
         if fmt in ("hocr", "alto", "pdf"):
             raise ValueError(f"{name} has no result to export ({err['code']})")
-        return f"== {name} ==\nERROR {err['code']}: {err['message']}"
+        if fmt == "md":
+            return "*" + escape_md(f"ERROR {err['code']}: {err['message']}") + "*"
+        return f"== {visible(name)} ==\nERROR {err['code']}: {visible(err['message'])}"
     if fmt == "pdf":
         raise ValueError("a searchable PDF needs the page images: call searchable_pdf(record, page_images)")
     if fmt in ("hocr", "alto") and not has_result(record):
@@ -88,27 +125,29 @@ def text(record: dict, name: str) -> str:
     pages = []
     for _, page in pages_of(record):
         if "error" in page:
-            pages.append([f"ERROR {page['error']['code']}: {page['error']['message']}"])
+            pages.append([f"ERROR {page['error']['code']}: {visible(page['error']['message'])}"])
         else:
             pages.append([line["text"] for line in page["lines"]])
-    out = [f"== {name} =="] + pages[0]
+    out = [f"== {visible(name)} =="] + pages[0]
     for lines in pages[1:]:
         out += [PAGE_BREAK_TEXT] + lines
     return "\n".join(out)
 
 
 def tsv(record: dict, name: str) -> str:
-    """name, line index, score, box, text; a document's rows carry its page number after the name."""
+    """name, line index, score, box, text; a document's rows carry its page number after the name. Tab, newline,
+    backslash and the other odd characters in a field are written as escapes (\\t, \\n, \\\\, \\x1b)."""
     document = "pages" in record
+    name = visible(name, True)
     rows = []
     for page_no, page in pages_of(record):
         lead = f"{name}\t{page_no}" if document else name
         if "error" in page:
-            rows.append(f"{lead}\tERROR\t{page['error']['code']}\t{page['error']['message']}")
+            rows.append(f"{lead}\tERROR\t{page['error']['code']}\t{visible(page['error']['message'], True)}")
             continue
         for i, line in enumerate(page["lines"]):
             box = " ".join(f"{x:g},{y:g}" for x, y in line["box"])
-            rows.append(f"{lead}\t{i}\t{line['score']:.4f}\t{box}\t{line['text']}")
+            rows.append(f"{lead}\t{i}\t{line['score']:.4f}\t{box}\t{visible(line['text'], True)}")
     return "\n".join(rows)
 
 
@@ -140,8 +179,18 @@ def _markdown_page(page: dict) -> str:
     return "\n\n".join(escape_md(p) for p in paras if p)
 
 
+# Inline syntax anywhere in a line: emphasis, code spans, links and images, raw HTML and autolinks, strikethrough
+# (GFM), backslash escapes; & only where it would start a character reference (&amp; &#60; &#x3c;).
+_MD_INLINE_RE = re.compile(r"[\\`*_\[\]<~]|&(?=#?[0-9A-Za-z]+;)")
+# Block syntax at the start of a paragraph: headings, block quotes, list items, thematic breaks, fences, tables.
+_MD_BLOCK_START_RE = re.compile(r"^([#>+=|-]|\d{1,9}(?=[.)]))")
+
+
 def escape_md(text: str) -> str:
-    return text.replace("*", r"\*").replace("_", r"\_")
+    """One paragraph as Markdown that a CommonMark (or GFM) renderer shows as exactly this text: no emphasis,
+    link, image, HTML or heading can come out of what was read; odd characters (newline, ESC) as escapes."""
+    text = _MD_INLINE_RE.sub(lambda m: "\\" + m.group(), visible(text))
+    return _MD_BLOCK_START_RE.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text)
 
 
 def hocr(record: dict, name: str) -> str:
@@ -152,7 +201,7 @@ def hocr(record: dict, name: str) -> str:
            '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
            '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
            '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">',
-           "<head>", f"<title>{escape(name)}</title>",
+           "<head>", f"<title>{xml_text(name)}</title>",
            '<meta http-equiv="Content-Type" content="text/html;charset=utf-8" />',
            f'<meta name="ocr-system" content="retto {__version__}" />',
            '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word" />']
@@ -165,7 +214,7 @@ def hocr(record: dict, name: str) -> str:
             continue
         w, h = page["image"]["width"], page["image"]["height"]
         title = f"image {json.dumps(name)}; " + (f"ppageno {p - 1}; " if document else "") + f"bbox 0 0 {w} {h}"
-        out.append(f'<div class="ocr_page" id="page_{p}" title={quoteattr(title)}>')
+        out.append(f'<div class="ocr_page" id="page_{p}" title={xml_attr(title)}>')
         for b, block in enumerate(blocks_of(page), 1):
             if not block:
                 continue
@@ -181,7 +230,7 @@ def hocr(record: dict, name: str) -> str:
                     wx0, wy0, wx1, wy1 = bounds(word["box"])
                     conf = int(round(100 * word["score"]))
                     out.append(f'<span class="ocrx_word" id="word_{p}_{n_word}" title="bbox {wx0} {wy0} {wx1} '
-                               f'{wy1}; x_wconf {conf}">{escape(word["text"])}</span>')
+                               f'{wy1}; x_wconf {conf}">{xml_text(word["text"])}</span>')
                 out.append("</span>")
             out.append("</p>")
             out.append("</div>")
@@ -211,7 +260,7 @@ def alto(record: dict, name: str) -> str:
            f'<alto xmlns="{ALTO_NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
            f'xsi:schemaLocation="{ALTO_NS} http://www.loc.gov/standards/alto/v4/alto-4-2.xsd">',
            "<Description>", "<MeasurementUnit>pixel</MeasurementUnit>",
-           f"<sourceImageInformation><fileName>{escape(name)}</fileName></sourceImageInformation>",
+           f"<sourceImageInformation><fileName>{xml_text(name)}</fileName></sourceImageInformation>",
            "<OCRProcessing ID=\"ocr_1\"><ocrProcessingStep><processingSoftware>"
            f"<softwareName>retto</softwareName><softwareVersion>{__version__}</softwareVersion>"
            "</processingSoftware></ocrProcessingStep></OCRProcessing>",
@@ -237,7 +286,7 @@ def alto(record: dict, name: str) -> str:
                     n_word += 1
                     if k:
                         out.append("<SP/>")
-                    out.append(f'<String ID="string_{n_word}" CONTENT={quoteattr(word["text"])} '
+                    out.append(f'<String ID="string_{n_word}" CONTENT={xml_attr(word["text"])} '
                                f'{_pos(word["box"])} WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
                 out.append("</TextLine>")
             out.append("</TextBlock>")

@@ -241,14 +241,23 @@ def _from_pil(img: Image.Image, max_pixels: int, max_side: int = 0,
     return pixels, full
 
 
+GRAY_BAND_PIXELS = 1 << 20   # high-bit-depth gray is scaled to 8 bits this many pixels at a time (8 MB as float64)
+
+
 def _to_rgb(img: Image.Image, sixteen_bit: bool = False) -> np.ndarray:
     mode = img.mode
     if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         # High bit depth gray: scale to 8 bits (Pillow's convert('L') would clip everything above 255 to white).
-        arr = np.asarray(img, dtype=np.float64)
-        top = 65535.0 if sixteen_bit or arr.max(initial=0) > 255 else 255.0
-        gray = np.clip(np.round(arr * (255.0 / top)), 0, 255).astype(np.uint8)
-        return np.repeat(gray[:, :, None], 3, axis=2)
+        # In bands of rows: as one float64 array a 100 MP image took 0.8 GB per working copy (2.8 GB in all).
+        # Each band is written straight into the RGB result (no whole grey copy either).
+        top = 65535.0 if sixteen_bit or (img.getextrema()[1] or 0) > 255 else 255.0
+        w, h = img.size
+        rgb = np.empty((h, w, 3), dtype=np.uint8)
+        rows = max(1, GRAY_BAND_PIXELS // w)
+        for y in range(0, h, rows):
+            band = np.asarray(img.crop((0, y, w, min(h, y + rows))), dtype=np.float64)
+            rgb[y:y + band.shape[0]] = np.clip(np.round(band * (255.0 / top)), 0, 255).astype(np.uint8)[:, :, None]
+        return rgb
     if mode == "P" and "transparency" in img.info:
         img = img.convert("RGBA")
     if mode in ("RGBA", "LA", "PA", "RGBa", "La") or img.mode == "RGBA":

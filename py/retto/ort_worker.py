@@ -6,9 +6,11 @@ import logging
 import numpy as np
 
 from .errors import BACKEND_UNAVAILABLE, RettoError
-from . import model_sets
+from . import model_sets, rec_windows
 from .models import load_source, read_charset, read_metadata
 from .model_sets import ROLES
+
+RECOGNISERS = ("rec", "reread")
 
 log = logging.getLogger("retto")
 
@@ -137,6 +139,11 @@ class OrtWorker:
         return {"reread": self._set_charset("reread", model)}
 
     def run(self, role: str, x: np.ndarray) -> np.ndarray:
+        if role in RECOGNISERS:   # very long lines run in windows (rec_windows)
+            return rec_windows.run(lambda window: self._session_run(role, window), x)
+        return self._session_run(role, x)
+
+    def _session_run(self, role: str, x: np.ndarray) -> np.ndarray:
         if role not in self._sessions:
             if role not in self.roles:
                 raise RettoError(BACKEND_UNAVAILABLE, f"model set {self.model_set.name} has no {role} model")

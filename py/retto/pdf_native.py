@@ -13,11 +13,12 @@ import pypdfium2.raw as pdfium_c
 from . import document
 from .config import Config
 from .errors import INTERNAL_ERROR, PDF_ENCRYPTED, PDF_INVALID, RettoError
+from .pdf_guard import UNKNOWN_ENCRYPTION, PageGuard
 
 _LOAD_ERRORS = {
     pdfium_c.FPDF_ERR_PASSWORD: (PDF_ENCRYPTED, "the PDF is encrypted and needs a password; remove the password "
                                                 "(e.g. qpdf --decrypt) and try again"),
-    pdfium_c.FPDF_ERR_SECURITY: (PDF_ENCRYPTED, "the PDF uses an encryption scheme that cannot be opened"),
+    pdfium_c.FPDF_ERR_SECURITY: (PDF_ENCRYPTED, UNKNOWN_ENCRYPTION),
     pdfium_c.FPDF_ERR_FORMAT: (PDF_INVALID, "the PDF is broken or not a PDF (PDFium: data format error)"),
     pdfium_c.FPDF_ERR_FILE: (PDF_INVALID, "the PDF could not be read (PDFium: file error)"),
 }
@@ -40,20 +41,29 @@ def pdf_pages(data: bytes, cfg: Config):
     (encrypted, broken, empty, too many pages) are raised here, before any page is rendered; a page that cannot
     be rendered is yielded as its RettoError and the next page follows. `data` must stay alive while iterating
     (PDFium reads from it), which the iterator itself ensures."""
-    doc = open_pdf(data)
+    guard = PageGuard(data, cfg.document)   # measured before PDFium loads a page: loading parses it whole
     try:
-        count = len(doc)
+        doc = open_pdf(data)
+    except RettoError as err:
+        raise guard.open_error(err.code, err.message) from None
+    try:
+        if guard.refusal:
+            raise guard.refusal
+        count = guard.page_count(len(doc))
         document.check_page_count(count, cfg.document.max_pages)
     except BaseException:
         doc.close()
         raise
-    return count, _iter_pages(doc, data, cfg)
+    return count, _iter_pages(doc, data, cfg, guard, count)
 
 
-def _iter_pages(doc: pdfium.PdfDocument, data: bytes, cfg: Config):
+def _iter_pages(doc: pdfium.PdfDocument, data: bytes, cfg: Config, guard: PageGuard, count: int):
     try:
-        for index in range(len(doc)):
+        for index in range(count):
             try:
+                over = guard.check(index)
+                if over is not None:
+                    raise over
                 rgb, dpi, warning = render_page(doc, index, cfg.document.dpi, cfg.global_.max_pixels)
             except RettoError as err:
                 rgb, dpi, warning = err, None, None

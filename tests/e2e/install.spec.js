@@ -84,6 +84,10 @@ test('install: manifest, first offline save with its size and Keep offline, shar
   expect(landing).toMatchObject({ redirected: true, status: 200 });
   expect(new URL(landing.url).search).toBe('?shared=1');
   await page.goto(landing.url); // what the browser does with the share's answer
+  // Nothing is read before the person says so: the notice names the file and offers to read it.
+  await expect(page.locator('#notice')).toContainText('shared.png was shared with Retto.', { timeout: TIMEOUT });
+  await expect(page.locator('#queue .job')).toHaveCount(0);
+  await page.locator('#read-shared').click();
   const shared = page.locator('#queue .job', { hasText: 'shared.png' });
   await expect(shared).toHaveAttribute('data-status', 'done', { timeout: TIMEOUT });
   await shared.locator('.job-button').click();

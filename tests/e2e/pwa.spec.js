@@ -71,7 +71,7 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     expect(v1).toHaveLength(1);
     const cached = await cachedPaths(page, v1[0]);
     const modelFiles = new Set(Object.keys(MANIFEST.model_sets).flatMap((n) => setFiles(n)));
-    const onUse = (f) => /^\/assets\/(pdfjs|export)\//.test(f); // pdf.js, the PDF export's wheels: saved on first use
+    const onUse = (f) => /^\/assets\/(pdfjs|pdf|export)\//.test(f); // pdf.js + pypdf, the PDF export's wheels: saved on first use
     for (const f of Object.keys(MANIFEST.files).map((p) => `/assets/${p}`)) {
       if (onUse(f)) expect(cached).not.toContain(f);
       else if (!modelFiles.has(f)) expect(cached).toContain(f); // Pyodide, onnxruntime-web, the wheel
@@ -102,7 +102,7 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     await makePdfs;
     await page.locator('#pick-files').setInputFiles(join(DATA, 'pdf', 'doc.pdf'));
     await expect(page.locator('#queue .job', { hasText: 'doc.pdf' })).toHaveAttribute('data-status', 'done', { timeout: TIMEOUT });
-    const pdfjsFiles = Object.keys(MANIFEST.files).filter((f) => f.startsWith('pdfjs/')).map((f) => `/assets/${f}`);
+    const pdfjsFiles = Object.keys(MANIFEST.files).filter((f) => /^pdf(js)?\//.test(f)).map((f) => `/assets/${f}`); // + pypdf
     await expect.poll(async () => {
       const now = await cachedPaths(page, v1[0]);
       return pdfjsFiles.filter((f) => !now.includes(f)).length;

@@ -41,11 +41,18 @@ export class RettoOcrElement extends HTMLElement {
   assetBase: string;
   /** Attribute show-boxes. */
   showBoxes: boolean;
+  /** Attribute fetch-timeout: ms a src/URL download may take (default 30000; past it: fetch_failed). */
+  fetchTimeout: number;
+  /** Attribute max-bytes: the largest src/URL download (default 200 MB; past it: file_too_large). */
+  maxBytes: number;
+  /** Attribute allow-cross-origin-redirects: follow a src/URL that redirects to another origin (default: refused). */
+  allowCrossOriginRedirects: boolean;
   /** The engine's info once ready, else null. */
   readonly info: EngineInfo | null;
   /** The last result, or null (none yet, or the last input failed). */
   readonly result: OcrResult | DocumentRecord | null;
-  /** OCR one image or PDF; a URL is downloaded first (a failed download rejects with code fetch_failed). */
+  /** OCR one image or PDF; a URL is downloaded first (a failed download rejects with code fetch_failed, one over
+   *  max-bytes with file_too_large). The newest call wins: an older one still resolves, but never updates the view. */
   recognize(input: Blob | string | URL): Promise<OcrResult | DocumentRecord>;
   /** The last result in one of retto.export's formats ('pdf': a searchable PDF of its input). */
   export(format: ExportFormat): Promise<Blob>;

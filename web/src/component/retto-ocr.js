@@ -5,7 +5,10 @@
 //
 // Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), models (a model set's name,
 // e.g. "ppocr-v6-tiny"; default: the build's default set), asset-base (default: assets/ next to this module),
-// show-boxes. Method: recognize(blob | file | url) -> Promise<result JSON> (an image or a PDF; a PDF resolves
+// show-boxes, fetch-timeout (ms for a src/URL download, default 30000), max-bytes (largest download, default
+// 200 MB: file_too_large past it), allow-cross-origin-redirects (follow a src that redirects to another origin;
+// refused by default, fetch_failed). The newest recognize() (or src) wins: an older call still resolves for its
+// caller, but its result and events never replace a newer one's. Method: recognize(blob | file | url) -> Promise<result JSON> (an image or a PDF; a PDF resolves
 // with the document record {path, kind: 'pdf', page_count, pages}). Events (bubbling, composed):
 // retto-progress {detail: progress event; a PDF adds {stage: 'page', page, pageCount}}, retto-result {detail:
 // result JSON; for a PDF one event per page, the page's result with its `page` number}, retto-error {detail:
@@ -46,6 +49,9 @@ function describeEngine(info) {
 export class RettoOcrElement extends HTMLElement {
   static observedAttributes = ['src', 'backend', 'models', 'asset-base', 'show-boxes'];
 
+  static DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+  static DEFAULT_MAX_BYTES = 200 * 1024 * 1024; // the CLI's --max-file-bytes default
+
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
@@ -69,6 +75,7 @@ export class RettoOcrElement extends HTMLElement {
     this.view = new ResultView({ figure: this.figure, list: this.linesEl });
     this.engineRef = null;
     this.busy = 0; // recognize() calls in flight
+    this.latest = 0; // the newest recognize() call's token: only its results reach the view and the events
     this.result = null;
     this.info = null;
     this.imageUrl = null;
@@ -84,6 +91,12 @@ export class RettoOcrElement extends HTMLElement {
   set models(v) { if (v) this.setAttribute('models', v); else this.removeAttribute('models'); }
   get assetBase() { return this.getAttribute('asset-base') || DEFAULT_ASSET_BASE; }
   set assetBase(v) { this.setAttribute('asset-base', v); }
+  get fetchTimeout() { return positive(this.getAttribute('fetch-timeout'), RettoOcrElement.DEFAULT_FETCH_TIMEOUT_MS); }
+  set fetchTimeout(v) { this.setAttribute('fetch-timeout', String(v)); }
+  get maxBytes() { return positive(this.getAttribute('max-bytes'), RettoOcrElement.DEFAULT_MAX_BYTES); }
+  set maxBytes(v) { this.setAttribute('max-bytes', String(v)); }
+  get allowCrossOriginRedirects() { return this.hasAttribute('allow-cross-origin-redirects'); }
+  set allowCrossOriginRedirects(v) { this.toggleAttribute('allow-cross-origin-redirects', Boolean(v)); }
   get showBoxes() { return this.hasAttribute('show-boxes'); }
   set showBoxes(v) { this.toggleAttribute('show-boxes', Boolean(v)); }
 
@@ -127,22 +140,27 @@ export class RettoOcrElement extends HTMLElement {
   /** OCR one image: a Blob/File, or a URL (string or URL) fetched with the page's credentials rules. */
   async recognize(input) {
     const engineRef = this.engineRef ?? (this.connectEngine(), this.engineRef);
+    const token = ++this.latest;
+    const current = () => token === this.latest; // a newer call started: this one's outcome is not shown
     this.busy += 1;
     this.errorEl.hidden = true;
     this.setStatus('Working…');
     try {
-      const blob = await toBlob(input);
+      const blob = await toBlob(input, { timeoutMs: this.fetchTimeout, maxBytes: this.maxBytes,
+        crossOriginRedirects: this.allowCrossOriginRedirects });
       const ocr = await engineRef.engine;
-      this.source = blob;
       let pdf = false;
       const result = await ocr.recognize(blob, {
-        onProgress: (ev) => this.onProgress(ev),
+        onProgress: (ev) => { if (current()) this.onProgress(ev); },
         onPage: (p) => { // a PDF: each page is shown and announced as soon as it is read
+          if (!current()) return;
           if (!pdf) this.clearPages();
           pdf = true;
           this.addPage(p);
         },
       });
+      if (!current()) return result;
+      this.source = blob;
       if (pdf) {
         this.result = result;
         const failed = result.pages.filter((p) => p.error).length;
@@ -154,7 +172,7 @@ export class RettoOcrElement extends HTMLElement {
       this.emit('retto-result', result);
       return result;
     } catch (e) {
-      this.fail(e);
+      if (current()) this.fail(e);
       throw e;
     } finally {
       this.busy -= 1;
@@ -308,17 +326,58 @@ export class RettoOcrElement extends HTMLElement {
   }
 }
 
-async function toBlob(input) {
+function positive(text, fallback) {
+  const n = Number(text);
+  return text !== null && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+const fetchError = (message, status = 0) => Object.assign(new Error(message), { code: 'fetch_failed', status });
+
+/** A URL's bytes as a File: within timeoutMs (the whole download) and maxBytes (file_too_large past it; read as
+ *  it arrives, so an endless body stops there). A redirect to another origin is refused unless allowed: a
+ *  same-origin URL is fetched in 'same-origin' mode (the browser stops at such a redirect before requesting
+ *  it); a URL on another origin is not followed through any redirect. */
+async function toBlob(input, { timeoutMs, maxBytes, crossOriginRedirects }) {
   if (input instanceof Blob) return input;
   if (typeof input === 'string' || input instanceof URL) {
     const url = new URL(String(input), document.baseURI);
+    const signal = AbortSignal.timeout(timeoutMs);
+    const sameOrigin = url.origin === location.origin;
+    const options = crossOriginRedirects ? { signal } : sameOrigin ? { signal, mode: 'same-origin' } : { signal, redirect: 'manual' };
+    const timedOut = () => signal.aborted && fetchError(`could not download ${url.href} within ${timeoutMs / 1000} s (fetch-timeout)`);
     // A download that fails is said as such (with the HTTP status), never as advice about image formats.
-    const res = await fetch(url).catch((e) => {
-      throw Object.assign(new Error(`could not download ${url.href} (${e.message || 'network error'})`), { code: 'fetch_failed', status: 0 });
+    const res = await fetch(url, options).catch((e) => {
+      throw timedOut() || fetchError(`could not download ${url.href} (${e.message || 'network error'}${crossOriginRedirects ? ''
+        : '; a redirect to another origin is refused unless the element has allow-cross-origin-redirects'})`);
     });
-    if (!res.ok) throw Object.assign(new Error(`could not download ${url.href} (${res.status})`), { code: 'fetch_failed', status: res.status });
-    const blob = await res.blob();
-    return new File([blob], url.pathname.split('/').pop() || 'image', { type: blob.type });
+    if (res.type === 'opaqueredirect') {
+      throw fetchError(`${url.href} redirects elsewhere; redirects of a URL on another origin are not followed unless the element has allow-cross-origin-redirects`, res.status);
+    }
+    if (!res.ok) throw fetchError(`could not download ${url.href} (${res.status})`, res.status);
+    const tooLarge = () => Object.assign(new Error(`${url.href} is larger than ${maxBytes} bytes (max-bytes)`), { code: 'file_too_large' });
+    if (Number(res.headers.get('Content-Length')) > maxBytes) {
+      res.body?.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    const parts = [];
+    let size = 0;
+    try {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > maxBytes) {
+          reader.cancel().catch(() => {});
+          throw tooLarge();
+        }
+        parts.push(value);
+      }
+    } catch (e) {
+      throw e.code ? e : timedOut() || fetchError(`could not download ${url.href} (${e.message || 'network error'})`);
+    }
+    const type = res.headers.get('Content-Type')?.split(';')[0] ?? '';
+    return new File(parts, url.pathname.split('/').pop() || 'image', { type });
   }
   throw Object.assign(new Error('recognize() takes a Blob, a File or a URL'), { code: 'invalid_image' });
 }

@@ -2,6 +2,8 @@
 const TEXTS = {
   fetch_failed: ['The image could not be downloaded.',
     'Check that its address is right and that the server lets this page fetch it.'],
+  file_too_large: ['This file is too large to read here.',
+    'Use a smaller copy of it (or raise the limit: max-bytes on <retto-ocr>, --max-file-bytes in the CLI).'],
   invalid_image: ['This file could not be read as an image.',
     'Use a PNG, JPEG, WebP, GIF, BMP or TIFF file. If it is one, it may be damaged: open and save it again.'],
   image_too_large: ['This image is too large to process.',
@@ -27,6 +29,8 @@ const TEXTS = {
   pdf_empty: ['This PDF has no pages.', 'There is nothing to read in it.'],
   pdf_too_many_pages: ['This PDF has too many pages.',
     'Split it into smaller PDFs (or raise document.max_pages in the config) and add them again.'],
+  pdf_page_too_complex: ['This page is too complex to draw safely (huge images or millions of drawing steps).',
+    'The other pages are read. Print the page to a new PDF or an image at a lower resolution and add that.'],
 };
 
 /** {title, advice, code, detail} for an error object with a code and a message. */

@@ -188,12 +188,65 @@ async function offlineBytes() {
 
 // The Share menu (manifest share_target: POST multipart, field "files"): keep the shared files in a cache the
 // page empties, and open the page, which queues them (pwa.js receiveFiles). 303: the page is fetched with GET.
+// Only this app's own pages and the browser itself (the system share sheet: Sec-Fetch-Site "none") may share:
+// a form on another site, even another port of the same host, is refused before its body is read, so visiting
+// a hostile page cannot queue anything. At most SHARE_MAX_FILES files and SHARE_MAX_BYTES in all (README).
 const SHARE_ACTION = absolute('share-target');
 const SHARED_CACHE = 'shared-files';
+const SHARE_MAX_FILES = 20;
+const SHARE_MAX_BYTES = 100 * 1024 * 1024;
+
+/** Why a share POST is refused (null: it is from this origin, or from the browser's own share sheet). */
+function shareRefusal(request) {
+  const site = request.headers.get('Sec-Fetch-Site');
+  if (site && site !== 'same-origin' && site !== 'none') return `it came from another site (${site})`;
+  const origin = request.headers.get('Origin');
+  if (origin && origin !== self.location.origin) return `it came from ${origin}`;
+  if (request.referrer && new URL(request.referrer).origin !== self.location.origin) {
+    return `it came from ${new URL(request.referrer).origin}`;
+  }
+  return null;
+}
+
+/** The request's body, or null past `limit` bytes (read as it arrives: a huge body is never held whole). */
+async function bodyUpTo(request, limit) {
+  const declared = Number(request.headers.get('Content-Length'));
+  if (declared > limit) return null;
+  const reader = request.body.getReader();
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    parts.push(value);
+  }
+  return new Blob(parts);
+}
+
+function refused(status, why) {
+  return new Response(`Retto did not take the shared files: ${why}.`, { status,
+    headers: { 'Content-Type': 'text/plain;charset=utf-8' } });
+}
 
 async function receiveShare(request) {
-  const form = await request.formData();
+  const refusal = shareRefusal(request);
+  if (refusal) return refused(403, refusal);
+  // Multipart framing adds a few hundred bytes per file to the files' own size.
+  const body = request.body ? await bodyUpTo(request, SHARE_MAX_BYTES + 64 * 1024) : new Blob([]);
+  if (!body) return refused(413, `more than ${SHARE_MAX_BYTES / 1024 / 1024} MB were shared at once`);
+  const form = await new Response(body, { headers: { 'Content-Type': request.headers.get('Content-Type') ?? '' } })
+    .formData().catch(() => null);
+  if (!form) return refused(400, 'the shared data was not a multipart form');
   const files = form.getAll('files').filter((f) => typeof f !== 'string');
+  if (files.length > SHARE_MAX_FILES) return refused(413, `${files.length} files were shared; the limit is ${SHARE_MAX_FILES}`);
+  if (files.reduce((sum, f) => sum + f.size, 0) > SHARE_MAX_BYTES) {
+    return refused(413, `more than ${SHARE_MAX_BYTES / 1024 / 1024} MB were shared at once`);
+  }
   const cache = await caches.open(SHARED_CACHE);
   for (const [i, file] of files.entries()) {
     await cache.put(absolute(`shared-files/${Date.now()}-${i}`), new Response(file, { headers: {

@@ -17,7 +17,7 @@ const SKIP = [/^sw\.js$/, /\.map$/, /(^|\/)\.DS_Store$/, /\.(br|gz)$/];
 // Loaded only when a feature is first used: pdf.js (a PDF arrives) and the searchable-PDF export's wheels.
 // Saved on that first use, like the other model sets; the page then asks for the whole group (sw.js
 // 'cache-group'), so a later PDF needing a CMap or font the first did not still works offline.
-const LOADED_ON_USE = { pdfjs: /^assets\/pdfjs\//, export: /^assets\/export\// };
+const LOADED_ON_USE = { pdfjs: /^assets\/pdf(js)?\//, export: /^assets\/export\// }; // pdf/: pypdf, with pdf.js
 
 // The component build's worker (vite.component.config.js) lives under assets/ so that copying assets/ brings it;
 // it is a build output, not a runtime asset, so assets/manifest.json does not list it.

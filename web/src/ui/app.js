@@ -382,7 +382,15 @@ async function start() {
   }
   startEngine();
   // Files shared to the installed app or opened with it join the queue (they wait for the engine like others).
-  receiveFiles((files) => addFiles({ files: files.map((file) => ({ file, path: file.name })), skipped: 0 }))
+  receiveFiles((files, { shared = false } = {}) => {
+    const add = () => addFiles({ files: files.map((file) => ({ file, path: file.name })), skipped: 0 });
+    if (!shared) return add(); // "Open with": the person chose the app for these files
+    // A share is read only after a click here: arriving is not asking (README: the share target's limits).
+    const read = h('button', { type: 'button', id: 'read-shared' }, `Read ${plural(files.length, 'shared file')}`);
+    read.addEventListener('click', () => add(), { once: true });
+    $('notice').replaceChildren(`${nameList(files.map((f) => f.name))} ${files.length === 1 ? 'was' : 'were'} shared with Retto. `, read);
+    return undefined;
+  })
     .catch((e) => { $('notice').textContent = `Shared files could not be read: ${e.message}`; });
   // The service worker precaches the app and the default set: start it once the engine has its files, so the
   // bytes mostly come from the HTTP cache instead of being downloaded twice on the first visit.

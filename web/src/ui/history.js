@@ -1,8 +1,8 @@
 // The page's history across reloads: one IndexedDB record per queue item (through npm `idb`), written when the
 // item is added and again when it finishes. This module owns all of the page's stored queue data; the service
 // worker has no part in it. Images (and PDFs, with their rendered page previews) are stored only when the
-// person ticked "Keep images in history". A full store (QuotaExceededError) never stops OCR: the item is saved
-// without its image, or not at all, and onNotice says which.
+// person ticked "Keep images in history". A full store (QuotaExceededError) never stops OCR: the item's older
+// record is dropped, it is saved again without its image, or not at all, and onNotice says which.
 import { openDB } from 'idb';
 
 const DB_NAME = 'retto-history';
@@ -52,14 +52,15 @@ export class History {
       await db.put(STORE, record);
     } catch (e) {
       if (e?.name !== 'QuotaExceededError') throw e;
-      if (keep) { // the text is small: keep it without the image
-        try {
-          await db.put(STORE, { ...record, file: null, previews: null });
-          this.onNotice(`Storage is full: ${job.name}'s text is kept in history, its image is not. OCR goes on.`);
-          return;
-        } catch (e2) {
-          if (e2?.name !== 'QuotaExceededError') throw e2;
-        }
+      // The stored copy goes first: it frees its space (e.g. the pending record with its image), and a finished
+      // item must never come back after a reload as the unfinished one it replaced. Then the text alone.
+      await db.delete(STORE, record.key).catch(() => {});
+      try {
+        await db.put(STORE, { ...record, file: null, previews: null });
+        if (keep) this.onNotice(`Storage is full: ${job.name}'s text is kept in history, its image is not. OCR goes on.`);
+        return;
+      } catch (e2) {
+        if (e2?.name !== 'QuotaExceededError') throw e2;
       }
       this.onNotice(`Storage is full: ${job.name} is not kept in history. OCR goes on; Clear history makes room.`);
     }

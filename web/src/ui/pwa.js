@@ -78,7 +78,8 @@ async function keepOffline() {
 
 /** Files handed to the page from outside: the Share menu (manifest share_target: the service worker stores the
  *  POSTed files in the 'shared-files' cache and opens the page with ?shared=N) and "Open with" (manifest
- *  file_handlers: window.launchQueue, which Chromium gives only to an installed app). onFiles(File[]). */
+ *  file_handlers: window.launchQueue, which Chromium gives only to an installed app). onFiles(File[], {shared}):
+ *  shared files are the page's to confirm before reading (a share arrives without a click in the page). */
 export async function receiveFiles(onFiles) {
   if ('launchQueue' in window) {
     window.launchQueue.setConsumer(async ({ files }) => {
@@ -98,7 +99,7 @@ export async function receiveFiles(onFiles) {
     files.push(new File([await res.blob()], name, { type: res.headers.get('Content-Type') ?? '' }));
     await cache.delete(request);
   }
-  if (files.length) onFiles(files);
+  if (files.length) onFiles(files, { shared: true });
 }
 
 /** Make sure the set the page runs on is in the offline cache. The service worker saves a set's files as the

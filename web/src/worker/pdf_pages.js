@@ -61,8 +61,10 @@ function openError(e) {
   return new RettoWorkerError('pdf_invalid', `the PDF could not be read (${name ? `${name}: ` : ''}${why})`);
 }
 
-/** Open a PDF from its bytes (the buffer is handed to pdf.js). Returns {pdf, pageCount}. */
-export async function openPdf({ assetBase, manifest, bytes }) {
+/** Open a PDF from its bytes (the buffer is handed to pdf.js). Returns {pdf, pageCount}. `limits`
+ *  (retto.bridge.pdf_limits): pdf.js skips images over maxImageSize pixels and makes no canvas over
+ *  canvasMaxAreaInBytes (RGBA), a backstop behind the page budgets retto.pdf_guard checks before each page. */
+export async function openPdf({ assetBase, manifest, bytes, limits = {} }) {
   const { lib, base } = await loadPdfjs(assetBase, manifest);
   const task = lib.getDocument({
     data: bytes,
@@ -82,6 +84,7 @@ export async function openPdf({ assetBase, manifest, bytes }) {
     isImageDecoderSupported: false,
     enableXfa: false,
     verbosity: 0,
+    ...limits,
   });
   let pdf;
   try {
@@ -96,14 +99,14 @@ export async function openPdf({ assetBase, manifest, bytes }) {
 /** Page n (1-based): {page, widthPt, heightPt}, the size as displayed (the page's /Rotate applied). */
 export async function pdfPage(pdf, n) {
   const page = await pdf.getPage(n);
-  const vp = page.getViewport({ scale: 1 });
+  const vp = viewport(page);
   return { page, widthPt: vp.width, heightPt: vp.height };
 }
 
 /** Draw the page on white at exactly width x height pixels (the size retto.document.render_scale decided);
  *  returns {canvas, rgba: ArrayBuffer of width*height*4}. Annotations are drawn from their appearance streams. */
 export async function renderPage(page, width, height) {
-  const vp = page.getViewport({ scale: 1 });
+  const vp = viewport(page);
   // One scale per axis, so the page fills the rounded pixel size exactly, as pdfium's renderer does natively.
   const sx = width / vp.width;
   const sy = height / vp.height;
@@ -118,6 +121,12 @@ export async function renderPage(page, width, height) {
   }).promise;
   const rgba = ctx.getImageData(0, 0, width, height).data.buffer;
   return { canvas, rgba };
+}
+
+/** The page in points, /Rotate applied and /UserUnit not: pdf.js scales by the user unit, PDFium does not, and
+ *  retto.document sizes pages in plain points in both runtimes (README: the user unit is ignored). */
+function viewport(page) {
+  return page.getViewport({ scale: 1 / (page.userUnit || 1) });
 }
 
 export function closePdf(pdf) {

@@ -170,8 +170,23 @@ function pyError(json) {
 async function recognizeDocument(id, bytes, name, signal, t0) {
   const s = state.ready;
   const { openPdf, pdfPage, renderPage, closePdf } = await pdfPages();
-  const { pdf, pageCount } = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes });
+  await pdfPackages();
+  // Measured before pdf.js is given the bytes (it takes the buffer); each page is checked before it is drawn.
+  const guard = s.bridge.pdf_guard(s.session, bytes);
+  const limits = JSON.parse(s.bridge.pdf_limits(s.session));
+  let opened;
   try {
+    opened = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes, limits });
+  } catch (e) {
+    const error = e.code ? pyError(s.bridge.pdf_open_error(guard, e.code, e.message)) : e;
+    guard.destroy();
+    throw error;
+  }
+  const { pdf } = opened;
+  try {
+    const checked = JSON.parse(s.bridge.pdf_document_check(guard, opened.pageCount));
+    if (checked.error) throw new RettoWorkerError(checked.error.code, checked.error.message);
+    const pageCount = checked.page_count;
     const refused = s.bridge.check_page_count(s.session, pageCount);
     if (refused) throw pyError(refused);
     const pages = [];
@@ -184,6 +199,8 @@ async function recognizeDocument(id, bytes, name, signal, t0) {
       let record;
       let preview = null;
       try {
+        const over = s.bridge.pdf_page_check(guard, n);
+        if (over) throw pyError(over);
         const { page, widthPt, heightPt } = await pdfPage(pdf, n);
         const size = JSON.parse(s.bridge.page_size(s.session, widthPt, heightPt));
         if (size.error) throw new RettoWorkerError(size.error.code, size.error.message);
@@ -212,8 +229,19 @@ async function recognizeDocument(id, bytes, name, signal, t0) {
     post({ type: 'result', id, result: doc, heapBytes: heap,
       stats: { wallMs: performance.now() - t0, models: s.ort.stats, pages: pageCount, heapBytes: heap } });
   } finally {
+    guard.destroy();
     await closePdf(pdf);
   }
+}
+
+/** pypdf (retto.pdf_guard's reader), installed with pdf.js when the first PDF arrives. */
+function pdfPackages() {
+  const s = state.ready;
+  if (!s.pdfPackages) {
+    s.pdfPackages = installWheels(s.pyodide, (s.manifest.pdf_wheels ?? []).map((f) => new URL(f, s.assetBase).href));
+    s.pdfPackages.catch(() => { s.pdfPackages = null; });
+  }
+  return s.pdfPackages;
 }
 
 // A JPEG of each page for the page to show (sent with the page's record, never kept here). The searchable PDF's
@@ -254,7 +282,8 @@ async function pagePictures(record, source) {
   const s = state.ready;
   if (!record.pages) return [new Uint8Array(source)];
   const { openPdf, pdfPage, renderPage, closePdf } = await pdfPages();
-  const { pdf } = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes: new Uint8Array(source) });
+  const limits = JSON.parse(s.bridge.pdf_limits(s.session));
+  const { pdf } = await openPdf({ assetBase: s.assetBase, manifest: s.manifest, bytes: new Uint8Array(source), limits });
   try {
     const out = [];
     for (const p of record.pages.filter(ok)) {

@@ -1,0 +1,110 @@
+"""Hostile PDFs natively (issue 23): every probe's bad page is refused before PDFium loads it, with the page error
+pdf_page_too_complex, its good page is still read, and the CLI's peak memory stays under 1.5 GB."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from refkit import ROOT
+
+import hostile_pdfs
+from retto.config import Config, DocumentConfig
+from retto.errors import PDF_PAGE_TOO_COMPLEX
+from retto.pdf_guard import PageGuard
+
+DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hostile")
+    hostile_pdfs.main(out)   # full size: the sizes the issue measured (about 2 s to write)
+    return out
+
+
+# The CLI in a child whose own peak (VmHWM, this process image only) is printed after it finishes.
+CLI = """
+import re, sys
+from retto.cli import main
+rc = main(sys.argv[1:])
+hwm = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) / 1024
+sys.stderr.write(f"\\nPEAK_MB {hwm:.0f}\\n")
+raise SystemExit(rc)
+"""
+
+# What each probe's first page asks for, in words the error names.
+EXPECTED_REASON = {
+    "jpeg_65000.pdf": "65000 x 65000 pixels", "flate_image_20000.pdf": "20000 x 20000 pixels",
+    "smask_30000.pdf": "30000 x 30000 pixels", "path_ops_2m.pdf": "operators", "text_ops_1gb.pdf": "operators",
+    "spaces_1gb.pdf": "decode to over", "nested_forms.pdf": "operators",
+}
+
+
+def test_the_cli_refuses_each_hostile_page_reads_the_next_and_stays_under_1_5_gb(probes):
+    proc = subprocess.run([sys.executable, "-c", CLI, "--inputs", str(probes), "--format", "jsonl", "--no-progress",
+                           "--threads", "2"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 1, proc.stderr   # every document has a failed page
+    records = {json.loads(line)["path"].split("/")[-1]: json.loads(line) for line in proc.stdout.splitlines()}
+    assert sorted(records) == sorted(EXPECTED_REASON)
+    for name, record in records.items():
+        bad, good = record["pages"]
+        assert bad["error"]["code"] == PDF_PAGE_TOO_COMPLEX, (name, bad)
+        assert EXPECTED_REASON[name] in bad["error"]["message"], (name, bad)
+        assert [line["text"] for line in good["lines"]] == [hostile_pdfs.GOOD_PAGE_TEXT], name
+    peak = float(proc.stderr.split("PEAK_MB")[1])
+    print(f"hostile PDFs through the CLI: peak RSS {peak:.0f} MB")
+    assert peak < 1500
+
+
+def check_all(data: bytes, document: DocumentConfig = None) -> list:
+    guard = PageGuard(data, document or Config().document)
+    return [guard.check(i) for i in range(guard.count)]
+
+
+def test_real_pdfs_and_pages_just_within_the_budgets_pass():
+    for name in ("c03-29.pdf", "francais.pdf"):
+        verdicts = check_all((DATA / name).read_bytes())
+        assert verdicts and all(v is None for v in verdicts), name
+    # 990,000 path operators against a budget of 1,000,000; 60 MB of content against 64 MB.
+    assert check_all(hostile_pdfs.path_operators(990_000)) == [None, None]
+    assert check_all(hostile_pdfs.spaces_bomb(60_000_000)) == [None, None]
+
+
+def test_forms_count_as_often_as_they_are_drawn():
+    doc = Config().document
+    # The page draws form 1 ten times, each draws form 2 ten times, ...; form 4 strokes once (3 operators):
+    # 10 + 100 + 1,000 + 10,000 "Do" operators and 10,000 x 3 for the strokes = 41,110 operators.
+    nested = hostile_pdfs.nested_forms(depth=4, fan=10)
+    small = DocumentConfig(max_page_operators=41_109, max_content_bytes=doc.max_content_bytes,
+                           max_image_pixels=doc.max_image_pixels)
+    large = DocumentConfig(max_page_operators=41_110, max_content_bytes=doc.max_content_bytes,
+                           max_image_pixels=doc.max_image_pixels)
+    refused = check_all(nested, small)[0]
+    assert refused is not None and refused.code == PDF_PAGE_TOO_COMPLEX
+    assert check_all(nested, large) == [None, None]
+
+
+def test_a_pdf_pypdf_cannot_parse_is_left_to_the_renderer():
+    guard = PageGuard(b"%PDF-1.4\nnot really a pdf", Config().document)
+    assert guard.check(0) is None
+
+
+def test_structures_the_renderers_read_differently_get_one_answer_natively():
+    """The browser gives the same (tests/e2e/hostile.spec.js compares the two runtimes' records)."""
+    from retto import pdf_native
+    from retto.errors import RettoError
+    cfg = Config()
+    count, pages = pdf_native.pdf_pages(hostile_pdfs.lying_count(5), cfg)   # /Count 5, one page
+    assert count == 1 and [p for p, *_ in pages] == [1]
+    count, pages = pdf_native.pdf_pages(hostile_pdfs.user_unit(10), cfg)    # /UserUnit ignored: 300 x 100 points
+    (_, rgb, dpi, _), = list(pages)
+    assert rgb.shape[:2] == (278, 833) and dpi == 200
+    with pytest.raises(RettoError) as exc:
+        pdf_native.pdf_pages(hostile_pdfs.unknown_security_handler(), cfg)
+    assert exc.value.code == "pdf_encrypted"
+    with pytest.raises(RettoError) as exc:
+        pdf_native.pdf_pages(hostile_pdfs.deep_page_tree(600), cfg)
+    assert exc.value.code == "pdf_invalid" and "depth" in exc.value.message
