@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     from ..cli import read_overrides
     args = parse_args(sys.argv[2:] if argv is None else argv)
     try:
-        from .inputs import list_inputs
+        from .inputs import is_uri, list_inputs
         from .resources import plan as make_plan
         from .cluster import RayConnection, RayUnavailable
         from .pipeline import run_batch
@@ -77,6 +77,12 @@ def main(argv=None) -> int:
     except RettoError as err:
         print(f"retto: {err.code}: {err.message}", file=sys.stderr)
         return 2
+    if not is_uri(args.output):   # checked before Ray starts, as the CLI checks --output before the models load
+        from ..cli import check_output_dir
+        problem = check_output_dir(Path(args.output))
+        if problem:
+            print(f"retto: output_failed: {problem}", file=sys.stderr)
+            return 2
     items, seen = [], set()
     for item in list_inputs(args.inputs):
         if item["path"] not in seen:   # one input named twice is read once

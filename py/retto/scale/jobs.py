@@ -2,13 +2,16 @@
 
 On one machine this beats one process with N threads (measured: README, *Scale out*): a page's pipeline is part
 Python (single-threaded) and part onnxruntime, and N processes keep every core busy in both parts. Results come
-back in input order (imap), so the CLI writes exactly what it writes without --jobs. Workers are spawned (not
-forked: onnxruntime's thread pools do not survive a fork) and ignore Ctrl-C; the parent stops them.
+back in input order, so the CLI writes exactly what it writes without --jobs. Workers are spawned (not forked:
+onnxruntime's thread pools do not survive a fork) and ignore Ctrl-C; the parent stops them. A worker that dies
+(a crash in native code) fails the run with BrokenProcessPool instead of leaving it waiting forever, as a
+multiprocessing.Pool would.
 """
 from __future__ import annotations
 
 import multiprocessing
 import signal
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 _session = None
@@ -47,9 +50,10 @@ class JobPool:
         self.model_set = model_sets.load(args.get("models"), args.get("models_dir"))
         self.config = self.model_set.make_config(overrides)
         self.max_bytes, self.keep_data = max_bytes, keep_data
-        self.pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_start, initargs=(args, overrides))
+        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
+                                        initargs=(args, overrides))
         try:
-            self.backend = self.pool.apply(_describe)
+            self.backend = self.pool.submit(_describe).result()
         except BaseException:
             self.close()
             raise
@@ -57,8 +61,13 @@ class JobPool:
     def results(self, paths):
         """(result record without path, the file's bytes if kept) per path, in the order given."""
         tasks = ((str(p), self.max_bytes, self.keep_data) for p in paths)
-        return self.pool.imap(_ocr, tasks, chunksize=1)
+        return self.pool.map(_ocr, tasks)
 
     def close(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        """Stop now: queued inputs are dropped and running ones ended (after Ctrl-C nobody waits for them)."""
+        processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            proc.terminate()
+        for proc in processes:
+            proc.join()
