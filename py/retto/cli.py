@@ -29,7 +29,8 @@ def parse_args(argv=None):
                "and carries its exact bytes in `path_bytes_b64` (base64). A PDF's result is a document record: "
                "{path, kind: pdf, page_count, pages: [{page, dpi, ...result}]}. Exit codes: 0 all read, 1 some "
                "input or page failed (error records; output_failed on stderr), 2 nothing could start, 130 "
-               "interrupted (the JSON written so far stays valid).")
+               "interrupted (the JSON written so far stays valid). Archives on Ray Data, one row per page, "
+               "resumable: retto batch --help.")
     p.add_argument("--inputs", "--images", dest="inputs", nargs="+", metavar="PATH",
                    help="image files, PDFs and/or directories (searched recursively for both); --images is the "
                         "old name")

@@ -64,3 +64,20 @@ def test_retried_rows_are_dropped():
     assert list(asm.feed(rows[:1])) == []                     # the same page again (a retried task)
     assert [len(r) for r, _ in asm.feed(rows[1:])] == [2]     # complete: handed on once
     assert list(asm.feed(rows)) == [] and asm.duplicates == 3
+
+
+def test_actors_find_models_through_retto_models_dir(tmp_path, monkeypatch):
+    """An actor on a node without the source tree is pointed at a models folder by $RETTO_MODELS_DIR."""
+    from retto.errors import RettoError
+    from retto.models import default_models_dir
+    from retto.scale.predictor import PagePredictor
+    repo_models = default_models_dir()
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "sets").symlink_to(repo_models / "sets")
+    (models / "ppocr-v6-tiny").symlink_to(repo_models / "ppocr-v6-tiny")
+    monkeypatch.setenv("RETTO_MODELS_DIR", str(models))
+    assert PagePredictor(models="ppocr-v6-tiny").model_set == "ppocr-v6-tiny"
+    monkeypatch.setenv("RETTO_MODELS_DIR", str(tmp_path / "elsewhere"))
+    with pytest.raises(RettoError):
+        PagePredictor(models="ppocr-v6-tiny")
