@@ -8,6 +8,8 @@ files (truncated PNG/JPEG, a PDF that is not one, an empty file), one row each.
 Measured per run: wall time (process start to exit), pages per second, start-up (the same command on one small
 image), and peak memory: the sum of PSS (/proc/PID/smaps_rollup; shared pages split between their processes) of
 the command's whole process tree, sampled every 0.2 s (Ray's raylet, GCS and actors are children of the driver).
+and CPU seconds (user + system) of that tree, from /proc/PID/stat sampled at the same time: on a machine
+other work also loads, CPU seconds per page say what a core does, whatever share of the cores a run got.
 Checked: every page's result (timings aside) is the same in the three.
 
     .venv/bin/python scripts/bench_scale.py --rounds 2 [--pages 200] [--json bench-scale.json]
@@ -83,8 +85,11 @@ def make_inputs(folder: Path, pages: int) -> dict:
 
 # --------------------------------------------------------------------------------------------- measuring
 
-def tree_pss_kb(root: int) -> int:
-    """PSS of `root` and all its descendants, in kB."""
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree(root: int) -> list[int]:
+    """`root` and all its descendants."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -94,30 +99,47 @@ def tree_pss_kb(root: int) -> int:
                 children.setdefault(ppid, []).append(int(entry))
             except (OSError, ValueError, IndexError):
                 pass
-    total, todo = 0, [root]
+    out, todo = [], [root]
     while todo:
         pid = todo.pop()
+        out.append(pid)
         todo.extend(children.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-                        break
-        except OSError:
-            pass
-    return total
+    return out
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process so far (its own threads, not its children)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def timed(cmd: list, stdout_path: Path | None = None) -> dict:
     out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.PIPE)
-    peak = [0]
+    peak, cpu = [0], {}
 
     def sample():
         while proc.poll() is None:
-            peak[0] = max(peak[0], tree_pss_kb(proc.pid))
+            pids = tree(proc.pid)
+            peak[0] = max(peak[0], sum(pss_kb(p) for p in pids))
+            for p in pids:   # cumulative per process: the last sample before it exits counts
+                cpu[p] = max(cpu.get(p, 0.0), cpu_s(p))
             time.sleep(0.2)
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -128,7 +150,7 @@ def timed(cmd: list, stdout_path: Path | None = None) -> dict:
         out.close()
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{err.decode()[-3000:]}")
-    return {"wall_s": wall, "peak_mb": peak[0] / 1024}
+    return {"wall_s": wall, "peak_mb": peak[0] / 1024, "cpu_s": sum(cpu.values())}
 
 
 def commands(name: str, inputs: Path, work: Path) -> tuple[list, Path | None]:
@@ -176,6 +198,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pages", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--first-round", type=int, default=0, help="rotate the order as if this many rounds ran before")
     ap.add_argument("--json", help="also write the measurements here")
     args = ap.parse_args()
     names = ["cli --threads 2", "cli --jobs 2", "ray 2 actors × 1 thread"]
@@ -190,7 +213,8 @@ def main() -> int:
         runs = {n: [] for n in names}
         starts = {n: [] for n in names}
         for r in range(args.rounds):
-            order = names[r % 3:] + names[:r % 3]   # a different one first in each round
+            k = (r + args.first_round) % 3
+            order = names[k:] + names[:k]   # a different one first in each round
             for name in order:
                 cmd, out = commands(name, one, work / "startup")
                 (work / "startup").mkdir(exist_ok=True)
@@ -200,23 +224,26 @@ def main() -> int:
                 m["pages_per_s"] = args.pages / m["wall_s"]
                 runs[name].append(m)
                 print(f"round {r + 1}: {name}: {m['wall_s']:.1f} s, {m['pages_per_s']:.2f} pages/s, "
+                      f"{m['cpu_s']:.0f} CPU s, load {os.getloadavg()[0]:.1f}, "
                       f"peak {m['peak_mb']:.0f} MB; start-up {starts[name][-1]:.1f} s", file=sys.stderr)
         ref = cli_pages(work / "cli.jsonl")
         same_jobs = cli_pages(work / "jobs.jsonl") == ref
         same_ray = ray_pages(work / "ray_out") == ref
-        table = ["| | wall s | pages/s | pages/s after start-up | start-up s (1 small image) | peak PSS MB |",
-                 "|---|---|---|---|---|---|"]
+        table = ["| | wall s | pages/s | pages/s after start-up | CPU s per page | start-up s (1 small image) | "
+                 "peak PSS MB |", "|---|---|---|---|---|---|---|"]
         summary = {}
         for name in names:
             wall = statistics.median(m["wall_s"] for m in runs[name])
             start = statistics.median(starts[name])
             peak = statistics.median(m["peak_mb"] for m in runs[name])
+            cpu_page = statistics.median(m["cpu_s"] for m in runs[name]) / args.pages
             summary[name] = {"wall_s": wall, "pages_per_s": args.pages / wall, "startup_s": start,
                              "steady_pages_per_s": args.pages / max(wall - start, 1e-9), "peak_mb": peak,
+                             "cpu_s_per_page": cpu_page,
                              "runs": runs[name], "startups": starts[name]}
             s = summary[name]
             table.append(f"| {name} | {wall:.1f} | {s['pages_per_s']:.2f} | {s['steady_pages_per_s']:.2f} | "
-                         f"{start:.1f} | {peak:.0f} |")
+                         f"{cpu_page:.2f} | {start:.1f} | {peak:.0f} |")
         print(f"\n{args.pages} pages ({mix}), median of {args.rounds} round(s):\n" + "\n".join(table))
         print(f"identical per-page results to the CLI's (timings aside): --jobs 2 {same_jobs}, Ray {same_ray} "
               f"({len(ref)} pages/rows)")
