@@ -154,10 +154,28 @@ def test_batch_rows_are_the_cli_results(ray_cluster, inputs, cli_records, tmp_pa
     assert sorted((out / "rows").iterdir()) == parts and read_rows(str(out)).num_rows == table.num_rows
 
 
+def map_workers() -> list[int]:
+    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if line.split()[1].startswith("ray::MapWorker")]
+
+
+def part_count(out: Path) -> int:
+    return len(list((out / "rows").glob("part-*")))
+
+
+def wait_for(condition, proc, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert proc.poll() is None, "the batch ended too early"
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
 def test_killed_run_resumes_with_every_page_once(ray_cluster, inputs, cli_records, tmp_path, capsys):
-    """A batch (its own driver, on the shared cluster) killed with SIGKILL after its first part file, then run
-    again: every page exactly once, the finished inputs not read again, and the folder readable as one dataset
-    (part files of error rows only have typed columns)."""
+    """A batch (its own driver, on the shared cluster): one of its actors killed (SIGKILL) after its first part
+    file, and the job goes on; then the driver itself killed; then the same command again: every page exactly
+    once, the finished inputs not read again, and the folder readable as one dataset (part files of error rows
+    only have typed columns)."""
     many = tmp_path / "in"
     shutil.copytree(inputs, many)
     for n in range(4):   # more work, so the kill lands half-way
@@ -167,10 +185,12 @@ def test_killed_run_resumes_with_every_page_once(ray_cluster, inputs, cli_record
     proc = subprocess.Popen(RETTO + ["batch", str(many), "--output", str(out), "--ray", address,
                                      "--rows-per-file", "1", "--no-progress"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list((out / "rows").glob("part-*")):
-        assert proc.poll() is None, "the batch ended before it could be killed"
-        time.sleep(0.05)
+    wait_for(lambda: part_count(out) >= 1, proc)
+    actors = map_workers()
+    assert len(actors) == 2
+    os.kill(actors[0], signal.SIGKILL)   # Ray restarts it and retries its task
+    parts = part_count(out)
+    wait_for(lambda: part_count(out) > parts, proc)   # still writing after the actor died
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     first = read_rows(str(out))
