@@ -149,9 +149,16 @@ def test_batch_rows_are_the_cli_results(ray_cluster, inputs, cli_records, tmp_pa
     assert hocr == ref_doc and "ocrx_word" in hocr
     parts = sorted((out / "rows").iterdir())
 
-    code = cli.main(["batch", *local, uri_input, "--output", out.as_uri(), "--no-progress"])
-    assert code == 0   # nothing to do: every input is unchanged (by path and content sha256)
+    # Again, as a user runs it: its own local Ray (no --ray), the output as a file:// URI. Nothing to do: every
+    # input is unchanged (by path and content sha256). Its Ray processes and folder are gone when it exits.
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    before = ray_pids()
+    again = run_cli(["batch", *local, uri_input, "--output", out.as_uri(), "--no-progress"], env=env)
+    assert again.returncode == 0, again.stderr
+    temp = again.stderr.split("on a local Ray in ")[1].split()[0]
+    assert f", {len(local) + 1} inputs unchanged," in again.stderr
     assert sorted((out / "rows").iterdir()) == parts and read_rows(str(out)).num_rows == table.num_rows
+    assert not Path(temp).exists() and not wait_gone(ray_pids() - before)
 
 
 def map_workers() -> list[int]:

@@ -100,8 +100,10 @@ def main(argv=None) -> int:
         except (RayUnavailable, ValueError) as exc:
             print(f"retto: {exc}", file=sys.stderr)
             return 2
-        print(f"retto batch: {len(items)} inputs, {plan.actors} actors × {plan.threads} threads on {plan.device}",
-              file=sys.stderr)
+        where = f"the Ray cluster at {args.ray}" if args.ray else \
+            f"a local Ray in {conn.temp_dir}" if conn.temp_dir else "the Ray this process is connected to"
+        print(f"retto batch: {len(items)} inputs, {plan.actors} actors × {plan.threads} threads on {plan.device}, "
+              f"on {where}", file=sys.stderr)
         predictor = {"models": args.models, "models_dir": args.models_dir, "config": overrides,
                      "max_file_bytes": args.max_file_bytes, "exports": tuple(args.export)}
         try:
