@@ -22,13 +22,17 @@ class BridgeWorker:
     """Worker protocol over a JS object whose async `run(name, array, dims, wasm)` returns {data, dims}.
     wasm=True: always the model's wasm session (the fallback for inputs beyond the WebGL buckets)."""
 
-    def __init__(self, js_models, wasm: bool = False):
+    def __init__(self, js_models, wasm: bool = False, roles=("det", "cls", "rec")):
         self._js = js_models
         self._wasm = wasm
+        self.roles = set(roles)   # the models JS can run: det/cls/rec, and the set's optional ones (on wasm)
         self.name = "wasm" if wasm else "the browser backend"
         self.copy_out_ms = 0.0
         self.fallback: BridgeWorker | None = None   # set by create_session when some model runs on WebGL
         self.buckets = None                          # ... with the BucketWorker in front of this worker
+
+    async def run(self, role: str, x):
+        return await self._run(role, x)
 
     async def det(self, x):
         return await self._run("det", x)
@@ -69,14 +73,15 @@ def _js_error(e: JsException) -> RettoError:
 
 
 def create_session(js_models, set_json: str, rec_model, dictionary, backend_json: str, versions_json: str,
-                   extra_json: str = "{}", config_json: str = "{}"):
+                   extra_json: str = "{}", config_json: str = "{}", reread_dictionary=None):
     """Build the unchanged retto Session over the bridge, configured like native: the model set (its set file as
     JSON, from the asset manifest) gives the settings and where the dictionary is; config_json is a partial
     Config applied over them (the same overrides `retto --config` takes). rec_model: the rec model bytes (JS
     Uint8Array), read only for a dictionary in its metadata; dictionary: the set's dictionary file (Uint8Array)
     or None. extra_json: {"warnings": [...] (backend choices every result reports), "buckets": {det_sides,
     rec_widths, batch} or null}. Models whose backend is "webgl" run fixed-shape sessions, so they are called
-    through a BucketWorker with those buckets."""
+    through a BucketWorker with those buckets. reread_dictionary: the set's re-reading recogniser's dictionary
+    file (Uint8Array) or None; the set's optional models (orient, reread) run on wasm, made by JS on first use."""
     from . import Session
     from .buckets import BucketWorker
     from .model_sets import ModelSet
@@ -84,7 +89,7 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
     model_set = ModelSet.from_dict(json.loads(set_json))
     backend = json.loads(backend_json)
     extra = json.loads(extra_json)
-    worker = BridgeWorker(js_models)
+    worker = BridgeWorker(js_models, roles=model_set.model_roles)
     fixed = [role for role, name in backend.items() if name == "webgl"]
     inner = worker
     if fixed:
@@ -94,9 +99,13 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
         inner = worker.buckets = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"],
                                               batch=b["batch"], models=fixed, fallback=worker.fallback)
     charset = model_set.charset(rec_model.to_bytes(), dictionary.to_bytes() if dictionary is not None else None)
+    extra_charsets = {}
+    if "reread" in model_set.files:
+        extra_charsets["reread"] = model_set.charset(
+            b"", reread_dictionary.to_bytes() if reread_dictionary is not None else None, role="reread")
     session = Session(inner, charset=charset, config=model_set.make_config(json.loads(config_json or "{}")),
                       backend=backend, versions=json.loads(versions_json), warnings=extra.get("warnings") or [],
-                      model_set=model_set.name)
+                      model_set=model_set.name, extra_charsets=extra_charsets)
     return session, worker
 
 
@@ -108,7 +117,7 @@ def _image_from_js(kind: str, data, width: int, height: int):
         data.assign_to(buf)
         if buf[:, :, 3].min(initial=255) == 255:   # opaque: compositing would change nothing
             return np.ascontiguousarray(buf[:, :, :3])
-        return buf   # decode() composites RGBA on white exactly as it does a transparent file
+        return buf   # decode() composites RGBA exactly as it does a transparent file (image.paper_colour)
     raise RettoError(INVALID_IMAGE, f"unsupported input kind {kind!r}")
 
 

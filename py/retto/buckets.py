@@ -128,6 +128,17 @@ class BucketWorker:
         self.fallback_notes: list[str] = []   # why a call went to `fallback`, in words (deduplicated)
         self.charset = getattr(inner, "charset", None)
 
+    def run(self, role: str, x):
+        """The Worker entry by role: det/cls/rec through their buckets, any other model (page orientation, the
+        re-reading recogniser: wasm only) straight to the inner worker."""
+        if role in ROLES:
+            return getattr(self, role)(x)
+        return self.inner.run(role, x)
+
+    @property
+    def roles(self):
+        return getattr(self.inner, "roles", set(ROLES))
+
     # --- det
 
     def det(self, x):

@@ -50,6 +50,11 @@ class RecConfig:
     height: int = 48
     min_width: int = 320            # batch width is at least this (48 * 320/48)
     batch_size: int = 6
+    reread_below: float = 0.0       # lines scoring below this are read again by the set's "reread" recogniser
+                                    # (stages/reread.py); 0: off
+    reread_word_below: float = 0.0  # ... and lines with a word scoring below this (0: words not looked at)
+    word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
+                                    # this times the ink height (words.add_missing_spaces); 0: off (reference)
 
 
 @dataclass
@@ -58,6 +63,8 @@ class LayoutConfig:
                                     # "off": read the image as given, like the reference
     reading_order: str = "lines"    # "blocks": columns, titles and paragraphs (layout.py); "lines": the
                                     # reference's per-line sort (top to bottom, then left to right)
+    split_stacks: bool = False      # tall boxes that are stacks of short rows are read row by row when that
+                                    # reads better (stages/stacks.py)
 
 
 @dataclass
@@ -84,6 +91,8 @@ class Config:
                                              f"not {self.layout.reading_order!r}")
         if self.det.limit_type not in ("min", "max"):
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
+        if self.rec.reread_word_below > 0 and self.rec.reread_below <= 0:
+            raise RettoError(INVALID_CONFIG, "rec.reread_word_below needs rec.reread_below > 0 (re-reading on)")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
         if self.document.dpi < 1 or self.document.max_pages < 1:

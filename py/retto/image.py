@@ -252,13 +252,30 @@ def _to_rgb(img: Image.Image, sixteen_bit: bool = False) -> np.ndarray:
     if mode == "P" and "transparency" in img.info:
         img = img.convert("RGBA")
     if mode in ("RGBA", "LA", "PA", "RGBa", "La") or img.mode == "RGBA":
-        # Transparent pixels become white paper, which is what a viewer shows for documents.
         rgba = img.convert("RGBA")
-        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        background = Image.new("RGBA", rgba.size, paper_colour(np.asarray(rgba)))
         img = Image.alpha_composite(background, rgba)
     if img.mode != "RGB":   # convert() to the same mode would copy the whole image once more
         img = img.convert("RGB")
     return np.ascontiguousarray(np.asarray(img, dtype=np.uint8))
+
+
+SAMPLE_PIXELS = 1_000_000   # paper_colour looks at a regular grid of about this many pixels
+
+
+def paper_colour(rgba: np.ndarray) -> tuple:
+    """The colour transparent pixels are drawn on: white paper under dark content, black under light content
+    (white text on a transparent graphic would vanish on white). Light or dark is the alpha-weighted mean
+    luminance of what is visible, from a regular grid of pixels, so the cost is bounded on huge images."""
+    h, w = rgba.shape[:2]
+    step = max(1, int(np.sqrt(h * w / SAMPLE_PIXELS)))
+    grid = rgba[::step, ::step].astype(np.float32)
+    alpha = grid[:, :, 3] / 255.0
+    if alpha.min(initial=1.0) >= 1.0 or alpha.sum() == 0:
+        return (255, 255, 255, 255)
+    luminance = grid[:, :, 0] * 0.299 + grid[:, :, 1] * 0.587 + grid[:, :, 2] * 0.114
+    visible = float((luminance * alpha).sum() / alpha.sum())
+    return (0, 0, 0, 255) if visible > 127.5 else (255, 255, 255, 255)
 
 
 def _is_16_bit(img: Image.Image) -> bool:

@@ -18,8 +18,9 @@ from .config import Config
 from .errors import INVALID_CONFIG, MODEL_INTEGRITY, MODEL_MISSING, RettoError
 from .models import default_models_dir, read_charset, verify
 
-ROLES = ("det", "cls", "rec")
-DICT_ROLE = "dict"
+ROLES = ("det", "cls", "rec")           # the models every set has
+OPTIONAL_ROLES = ("orient", "reread")   # page orientation (4 classes) and the re-reading recogniser (stages/)
+DICT_ROLE = "dict"                      # the rec dictionary file; a re-reading recogniser's is "reread_dict"
 
 
 @dataclass
@@ -36,6 +37,7 @@ class ModelSet:
     inputs: dict               # role -> shape constraints (cls/rec height and width)
     webgl: dict                # {"supported": bool, "reason"?}
     config: dict = field(default_factory=dict)   # overrides of the reference Config, by section
+    reread_dictionary: dict | None = None        # where the "reread" recogniser's dictionary is (like dictionary)
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelSet":
@@ -44,19 +46,30 @@ class ModelSet:
                        languages=list(data.get("languages", [])), order=int(data.get("order", 100)),
                        default=bool(data.get("default", False)), sources=data["sources"], files=data["files"],
                        dictionary=data["dictionary"], inputs=data.get("inputs", {}),
-                       webgl=data.get("webgl", {"supported": False}), config=data.get("config", {}))
+                       webgl=data.get("webgl", {"supported": False}), config=data.get("config", {}),
+                       reread_dictionary=data.get("reread_dictionary"))
         except (KeyError, TypeError, ValueError) as exc:
             raise RettoError(INVALID_CONFIG, f"model set file is incomplete: {exc}") from exc
 
     def to_dict(self) -> dict:
         return {"name": self.name, "label": self.label, "summary": self.summary, "languages": self.languages,
                 "order": self.order, "default": self.default, "sources": self.sources, "files": self.files,
-                "dictionary": self.dictionary, "inputs": self.inputs, "webgl": self.webgl, "config": self.config}
+                "dictionary": self.dictionary, "inputs": self.inputs, "webgl": self.webgl, "config": self.config,
+                **({"reread_dictionary": self.reread_dictionary} if self.reread_dictionary else {})}
 
     @property
     def roles(self) -> list:
-        """Every file the set needs: the three models, then the dictionary file if it has one."""
-        return [r for r in (*ROLES, DICT_ROLE) if r in self.files]
+        """Every file the set needs: the models, then its dictionary files."""
+        return self.model_roles + [r for r in self.files if is_dictionary(r)]
+
+    @property
+    def model_roles(self) -> list:
+        """det, cls, rec, then the optional models the set has (orient, reread)."""
+        return [r for r in (*ROLES, *OPTIONAL_ROLES) if r in self.files]
+
+    def dictionary_of(self, role: str) -> dict | None:
+        """Where a recogniser's dictionary comes from: "rec" -> dictionary, "reread" -> reread_dictionary."""
+        return self.dictionary if role == "rec" else self.reread_dictionary if role == "reread" else None
 
     @property
     def download_bytes(self) -> int:
@@ -64,7 +77,7 @@ class ModelSet:
 
     def local_name(self, role: str) -> str:
         """File name inside models/<set>/ (and assets/models/<set>/ in the browser)."""
-        return "dict.txt" if role == DICT_ROLE else f"{role}.onnx"
+        return f"{role}.txt" if is_dictionary(role) else f"{role}.onnx"
 
     def version(self, role: str) -> str:
         f = self.files[role]
@@ -74,18 +87,22 @@ class ModelSet:
         """The reference defaults, then this set's settings, then the caller's overrides (a partial dict)."""
         return Config.from_dict(merge(self.config, overrides or {}))
 
-    def charset(self, rec_model: bytes, dictionary: bytes | None = None) -> list:
-        """The recognition dictionary, from wherever the set says it lives, checked against its entry count (a
-        miscount shifts every class by one: garbage text, not an error, unless it is caught here)."""
-        chars = self._read_charset(rec_model, dictionary)
-        want = self.dictionary.get("entries")
+    def charset(self, rec_model: bytes, dictionary: bytes | None = None, role: str = "rec") -> list:
+        """A recogniser's dictionary (role "rec" or "reread"), from wherever the set says it lives, checked
+        against its entry count (a miscount shifts every class by one: garbage text, not an error, unless it is
+        caught here)."""
+        spec = self.dictionary_of(role)
+        if spec is None:
+            raise RettoError(INVALID_CONFIG, f"model set {self.name}: no dictionary for {role!r}")
+        chars = self._read_charset(spec, rec_model, dictionary)
+        want = spec.get("entries")
         if want is not None and len(chars) != int(want):
-            raise RettoError(MODEL_INTEGRITY, f"model set {self.name}: the dictionary has {len(chars)} entries, "
-                                              f"the set file says {want}")
+            raise RettoError(MODEL_INTEGRITY, f"model set {self.name}: the {role} dictionary has {len(chars)} "
+                                              f"entries, the set file says {want}")
         return chars
 
-    def _read_charset(self, rec_model: bytes, dictionary: bytes | None) -> list:
-        src = self.dictionary.get("from")
+    def _read_charset(self, spec: dict, rec_model: bytes, dictionary: bytes | None) -> list:
+        src = spec.get("from")
         if src == "rec-metadata":
             return read_charset(rec_model)
         if src == "file":
@@ -98,6 +115,10 @@ class ModelSet:
                 lines.pop()
             return [line[:-1] if line.endswith("\r") else line for line in lines]
         raise RettoError(INVALID_CONFIG, f"model set {self.name}: unknown dictionary source {src!r}")
+
+
+def is_dictionary(role: str) -> bool:
+    return role == DICT_ROLE or role.endswith("_" + DICT_ROLE)
 
 
 def merge(base: dict, over: dict) -> dict:

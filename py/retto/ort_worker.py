@@ -75,6 +75,8 @@ class OrtWorker:
             opts.intra_op_num_threads = int(threads)
         opts.inter_op_num_threads = 1
         self.threads = threads
+        self._opts, self._providers, self._strict = opts, providers, strict_device
+        self._models_dir, self._ort_version = models_dir, ort.__version__
         self.versions, self.backend, self._sessions = {}, {}, {}
         custom = {"det": det, "cls": cls, "rec": rec}
         model_bytes = {}
@@ -84,43 +86,73 @@ class OrtWorker:
             else:
                 data, version = load_source(role, custom[role])
             model_bytes[role] = data
-            sess = ort.InferenceSession(data, sess_options=opts, providers=providers)
-            used = sess.get_providers()
-            wanted = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
-            if used[0] != wanted:
-                msg = f"{role}: {wanted} could not start, onnxruntime fell back to {used[0]}"
-                if strict_device:
-                    raise RettoError(BACKEND_UNAVAILABLE, msg)
-                self.warnings.append(msg)
-            self._sessions[role] = (sess, sess.get_inputs()[0].name)
-            self.versions[role] = version
-            self.backend[role] = f"onnxruntime {ort.__version__} {used[0]}"
+            self._open(role, data, version)
+        # The set's optional models (page orientation, the re-reading recogniser) open on first use: a config
+        # that leaves their stage off never pays for them.
+        self.roles = set(ROLES) | set(self.model_set.model_roles)
+        first = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
+        for role in self.roles - set(ROLES):   # reported before they open, as every result must say what ran
+            self.backend[role] = f"onnxruntime {ort.__version__} {first}"
+            self.versions[role] = self.model_set.version(role)
         self.charset = self._charset(model_bytes["rec"], custom["rec"] is not None, models_dir)
         for w in self.warnings:
             log.warning(w)
         log.info("retto providers: %s", self.backend)
 
+    def _open(self, role: str, data: bytes, version: str) -> None:
+        import onnxruntime as ort
+        sess = ort.InferenceSession(data, sess_options=self._opts, providers=self._providers)
+        used = sess.get_providers()
+        first = self._providers[0]
+        wanted = first[0] if isinstance(first, tuple) else first
+        if used[0] != wanted:
+            msg = f"{role}: {wanted} could not start, onnxruntime fell back to {used[0]}"
+            if self._strict:
+                raise RettoError(BACKEND_UNAVAILABLE, msg)
+            self.warnings.append(msg)
+        self._sessions[role] = (sess, sess.get_inputs()[0].name)
+        self.versions[role] = version
+        self.backend[role] = f"onnxruntime {self._ort_version} {used[0]}"
+
     def _charset(self, rec_bytes: bytes, custom_rec: bool, models_dir) -> list:
         """A custom rec model that carries its own dictionary uses it; otherwise the set says where it is."""
         if custom_rec and "character" in read_metadata(rec_bytes):
             return read_charset(rec_bytes)
-        dictionary = None
-        if self.model_set.dictionary.get("from") == "file":
-            dictionary = model_sets.read_file(self.model_set, self.model_set.dictionary["role"], models_dir)
-        return self.model_set.charset(rec_bytes, dictionary)
+        return self._set_charset("rec", rec_bytes)
 
-    def _run(self, role: str, x: np.ndarray) -> np.ndarray:
+    def _set_charset(self, role: str, model: bytes) -> list:
+        spec = self.model_set.dictionary_of(role)
+        dictionary = None
+        if spec.get("from") == "file":
+            dictionary = model_sets.read_file(self.model_set, spec["role"], self._models_dir)
+        return self.model_set.charset(model, dictionary, role=role)
+
+    def extra_charsets(self) -> dict:
+        """role -> dictionary for the set's other recognisers (the re-reading one), read without opening it."""
+        if "reread" not in self.model_set.files:
+            return {}
+        spec = self.model_set.dictionary_of("reread") or {}
+        model = (model_sets.read_file(self.model_set, "reread", self._models_dir)
+                 if spec.get("from") == "rec-metadata" else b"")
+        return {"reread": self._set_charset("reread", model)}
+
+    def run(self, role: str, x: np.ndarray) -> np.ndarray:
+        if role not in self._sessions:
+            if role not in self.roles:
+                raise RettoError(BACKEND_UNAVAILABLE, f"model set {self.model_set.name} has no {role} model")
+            self._open(role, model_sets.read_file(self.model_set, role, self._models_dir),
+                       self.model_set.version(role))
         sess, name = self._sessions[role]
         return sess.run(None, {name: np.ascontiguousarray(x, dtype=np.float32)})[0]
 
     def det(self, x):
-        return self._run("det", x)
+        return self.run("det", x)
 
     def cls(self, x):
-        return self._run("cls", x)
+        return self.run("cls", x)
 
     def rec(self, x):
-        return self._run("rec", x)
+        return self.run("rec", x)
 
     def session(self, config=None):
         """A pipeline Session over this worker, with the set's settings unless `config` (a Config, or a partial
@@ -130,4 +162,4 @@ class OrtWorker:
         if not isinstance(config, Config):
             config = self.model_set.make_config(config)
         return Session(self, self.charset, config=config, backend=self.backend, versions=self.versions,
-                       warnings=self.warnings, model_set=self.model_set.name)
+                       warnings=self.warnings, model_set=self.model_set.name, extra_charsets=self.extra_charsets())

@@ -1,6 +1,16 @@
-"""Whole-page orientation (0, 90, 180 or 270 degrees), found from the page's own lines without a model of its own.
+"""Whole-page orientation (0, 90, 180 or 270 degrees).
 
-Two measurements decide it:
+Two kinds of evidence, which must agree before an upright page is ever turned:
+- the page-orientation model (a 4-class PP-LCNet document classifier, role "orient"), when the set has it: the
+  page is scaled so its short side is 256, its centre 224 x 224 is classified (model_input, model_angle);
+- the page's own lines (below).
+
+The lines' evidence alone once turned an upright table of short entries ("13 A", "14 B", ...) a quarter: its
+tall merged boxes looked like a turned page and read passably either way. So with the model, a turn is made
+only when the model and the lines name the same angle; when they disagree, or the model is unsure, the page is
+kept as given (combine()).
+
+From the lines, two measurements:
 - the axis, from geometry: on a page turned a quarter, text lines are boxes much taller than wide;
 - the half turn, from recognition: a sample of lines is read as found and turned 180 degrees, and the page is
   turned the way that reads with more confidence (upright text reads at ~0.9+, upside-down text far lower).
@@ -70,6 +80,47 @@ def decide(axis: str | None, score_as_found: float, score_turned: float) -> int:
     if max(score_as_found, score_turned) < MIN_SCORE:
         return 0          # tall boxes that read badly either way: vertical script, not a turned page
     return 270 if turned else 90
+
+
+MODEL_SIDE = 256         # the model's input: short side scaled to this, then the centre crop
+MODEL_CROP = 224
+MODEL_MIN_PROB = 0.5     # the model's top class below this: unsure, keep the page as given
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+MODEL_ANGLES = (0, 90, 180, 270)   # the model's classes: the content's clockwise turn (its metadata says so)
+
+
+def model_input(img: np.ndarray) -> np.ndarray:
+    """[1, 3, 224, 224] float32 for the orientation model: short side to 256 (Lanczos), centre crop, ImageNet
+    mean/std, BGR channel order (as the model's own package feeds it OpenCV images)."""
+    from PIL import Image
+    h, w = img.shape[:2]
+    scale = MODEL_SIDE / min(h, w)
+    nw, nh = max(MODEL_CROP, round(w * scale)), max(MODEL_CROP, round(h * scale))
+    small = Image.fromarray(img).resize((nw, nh), Image.LANCZOS)
+    left, top = (nw - MODEL_CROP) // 2, (nh - MODEL_CROP) // 2
+    x = np.asarray(small.crop((left, top, left + MODEL_CROP, top + MODEL_CROP)), dtype=np.float32) / 255.0
+    x = (x[:, :, ::-1] - np.array(IMAGENET_MEAN, np.float32)) / np.array(IMAGENET_STD, np.float32)
+    return np.ascontiguousarray(x.transpose(2, 0, 1)[None], dtype=np.float32)
+
+
+def model_angle(probs) -> tuple:
+    """(angle, its probability, the probability of upright) from the model's class probabilities."""
+    p = np.asarray(probs, dtype=np.float64).reshape(-1)
+    k = int(p.argmax())
+    return MODEL_ANGLES[k], float(p[k]), float(p[0])
+
+
+def combine(model: tuple | None, lines_angle: int) -> tuple:
+    """The page angle and its confidence from the model's (angle, prob, upright prob) and the lines' angle.
+    Without a model the lines decide (confidence None: not measured). With one, a turn needs both to agree and
+    the model to be sure; anything else keeps the page as given, with the model's probability of upright."""
+    if model is None:
+        return lines_angle, None
+    angle, prob, upright = model
+    if angle != 0 and angle == lines_angle and prob >= MODEL_MIN_PROB:
+        return angle, prob
+    return 0, upright
 
 
 def turn_upright(img: np.ndarray, angle: int) -> np.ndarray:

@@ -35,6 +35,7 @@ class OcrResult:
     warnings: list = field(default_factory=list)
     model_set: str | None = None                  # which model set read it (models/sets/<name>.json)
     page_angle: int = 0                           # 0/90/180/270: the clockwise turn of the page that was undone
+    page_angle_confidence: float | None = None    # the evidence for page_angle, 0..1 (None: not checked)
     blocks: list = field(default_factory=list)    # [{"box": quad, "lines": [indexes into lines]}], reading order
 
     @property
@@ -45,6 +46,8 @@ class OcrResult:
         return {
             "image": {"width": self.width, "height": self.height},
             "page_angle": int(self.page_angle),
+            "page_angle_confidence": (None if self.page_angle_confidence is None
+                                      else round(float(self.page_angle_confidence), 4)),
             "lines": [line.to_dict() for line in self.lines],
             "blocks": [{"box": [[round(float(x), 2), round(float(y), 2)] for x, y in b["box"]],
                         "lines": [int(i) for i in b["lines"]]} for b in self.blocks],

@@ -1,5 +1,6 @@
 // Parity: typewriter, linn and baiona through the browser (Pyodide + onnxruntime-web wasm) against the native
 // pipeline (CLI, onnxruntime CPU) on this machine, with the same numpy 2.0.2 / Pillow 10.2.0 on both sides.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DATA, expect, runNative, test } from './fixtures.js';
 import { diffResults } from './compare.js';
@@ -22,8 +23,32 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
     expect(native[image].error, `native ${image}`).toBeUndefined();
     expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(10);
     expect(Object.keys(result).sort()).toEqual(Object.keys(native[image]).filter((k) => k !== 'path').sort());
-    expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
+    expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm' });
     diffs.push(...diffResults(image, result, native[image]));
   }
+  expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);
+});
+
+// The default set's accuracy stages in the browser: stacks read row by row (the answer key), white text on a
+// transparent PNG (paper colour), word breaks restored and doubtful lines re-read by the larger recogniser
+// (the receipt). Same lines, boxes and page angle as the native CLI.
+const HARD = ['hard_short_entries.png', 'hard_white_on_transparent.png', 'hard_receipt.png'];
+
+test('browser (wasm) matches native on the hard pages the accuracy stages change', async ({ app }) => {
+  const pages = join(DATA, '..', 'testset', 'pages');
+  const nativeOut = runNative(['-m', 'retto', '--images', ...HARD.map((f) => join(pages, f)), '--format', 'json', '--no-progress']);
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const native = Object.fromEntries(JSON.parse(await nativeOut).map((r) => [r.path.split('/').pop(), r]));
+  const diffs = [];
+  for (const image of HARD) {
+    const bytes = await readFile(join(pages, image));
+    const { result, error } = await app.recognize(bytes);
+    expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
+    expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(3);
+    diffs.push(...diffResults(image, result, native[image]));
+  }
+  expect(native['hard_short_entries.png'].timings.stacks, 'the answer key went through the stacks stage').toBeGreaterThan(0);
+  expect(native['hard_receipt.png'].timings.infer.reread, 'the receipt had doubtful lines re-read').toBeGreaterThan(0);
   expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);
 });

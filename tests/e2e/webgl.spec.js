@@ -95,7 +95,7 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
 
     const mixed = await app.recognize(png, { ocr: 'mixed' });
     expect(mixed.error).toBeUndefined();
-    expect(mixed.result.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm' });
+    expect(mixed.result.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm', orient: 'wasm', reread: 'wasm' });
     expect(mixed.result.warnings).toEqual(info.warnings);
     expect(texts(mixed.result)).toEqual(texts(ref.result));
   });

@@ -6,7 +6,8 @@
   shoelace formula. Text boxes from DB detection are (scaled) rotated rectangles, hence convex.
 - `reading_order_text`: how a list of OCR lines becomes one string for CER (documented in test_reference.py).
 - `match_lines`: pairs each reference line with our line of best polygon IoU.
-- `score_page`: CER/WER of OCR lines against a labelled page (tests/testset), independent of reading order.
+- `score_page`: CER/WER of OCR lines against a labelled page (tests/testset), independent of reading order, and
+  word-box accuracy (`match_words`).
 """
 from __future__ import annotations
 
@@ -196,6 +197,9 @@ def score_page(pred_lines, gt) -> dict:
     insertions, units with no prediction as deletions. So cer/wer do not depend on the order of the result lines;
     order_cer does: the whole page in the result's own line order against the GT reading order.
 
+    When the GT lines carry words (make_testset's word boxes), it also reports word-box accuracy: gt_words,
+    words_right (`match_words` over every result line's "words") and word_acc = words_right / gt_words.
+
     CER is over code points after whitespace normalisation (runs of whitespace -> one space, ends stripped).
     Spaces between words are kept and count as characters, so run-together words cost in CER too
     ("thatIthought" for "that I thought": 2 edits); line breaks are not characters.
@@ -227,5 +231,45 @@ def score_page(pred_lines, gt) -> dict:
 
     page_ref = normalise_ws(" ".join(g["text"] for g in lines))
     page_hyp = normalise_ws(" ".join(p["text"] for p in pred_lines))
-    return {"cer": char_edits / max(1, chars), "wer": word_edits / max(1, words), "chars": chars, "words": words,
-            "order_cer": cer(page_hyp, page_ref)}
+    out = {"cer": char_edits / max(1, chars), "wer": word_edits / max(1, words), "chars": chars, "words": words,
+           "order_cer": cer(page_hyp, page_ref)}
+    gt_words = [w for g in lines for w in g.get("words", [])]
+    if gt_words:
+        right = match_words([w for p in pred_lines for w in p.get("words", [])], gt_words)
+        out.update(gt_words=len(gt_words), words_right=right, word_acc=right / len(gt_words))
+    return out
+
+
+WORD_IOU = 0.5
+
+
+def same_place(pred_box, gt_box) -> bool:
+    """A predicted word box is at a GT word's place when their polygon IoU is at least WORD_IOU (0.5), or when
+    each box's centre lies inside the other. The second test is for short words: a detector's box keeps a margin
+    of roughly half the text height around the ink on every side (DB unclip), so a lone number like "400" or a
+    word like "of" gets an IoU of 0.3-0.45 with its exact box although it is read in the right place."""
+    return (polygon_iou(pred_box, gt_box) >= WORD_IOU or
+            (point_in_convex(_centre(pred_box), gt_box) and point_in_convex(_centre(gt_box), pred_box)))
+
+
+def match_words(pred_words, gt_words) -> int:
+    """How many ground-truth words ({"text", "box"}) are read right: a GT word counts when a predicted word has
+    exactly its text (code points, case and punctuation included) and lies at its place (`same_place`: IoU >= 0.5
+    or mutual centre containment). Matching is one-to-one: GT words are taken in order, each claiming the unused
+    predicted word of equal text at its place with the highest IoU. So a run-together "THENORTHERN" scores
+    neither "THE" nor "NORTHERN", and a right word at the wrong place (another line, another cell) does not
+    count."""
+    used = [False] * len(pred_words)
+    right = 0
+    for g in gt_words:
+        best, best_iou = None, -1.0
+        for j, p in enumerate(pred_words):
+            if used[j] or p["text"] != g["text"] or not same_place(p["box"], g["box"]):
+                continue
+            iou = polygon_iou(p["box"], g["box"])
+            if iou > best_iou:
+                best, best_iou = j, iou
+        if best is not None:
+            used[best] = True
+            right += 1
+    return right

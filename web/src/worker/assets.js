@@ -59,12 +59,23 @@ async function fetchChecked(url, sha256, label, onBytes) {
   return bytes;
 }
 
-/** The set's files (det, cls, rec and its dictionary file if it has one), fetched in parallel, each checked
- * against the manifest (code model_integrity): {role: Promise<bytes>}, so a session can start on the first file
- * in. Only this set is downloaded. */
-export function fetchModels(assetBase, modelSet, onBytes = () => {}) {
-  return Object.fromEntries(Object.entries(modelSet.files).map(([role, m]) => (
-    [role, fetchChecked(new URL(m.file, assetBase), m.sha256, m.file, onBytes)])));
+/** The set's files (det, cls, rec, its dictionary files, and its optional models), each checked against the
+ * manifest (code model_integrity): {role: Promise<bytes>}, so a session can start on the first file in. The
+ * roles in `later` are fetched only when first read (a getter: the optional models, made on first use); every
+ * other file starts at once, in parallel. Only this set is downloaded. */
+export function fetchModels(assetBase, modelSet, onBytes = () => {}, later = []) {
+  const out = {};
+  for (const [role, m] of Object.entries(modelSet.files)) {
+    const get = () => fetchChecked(new URL(m.file, assetBase), m.sha256, m.file, onBytes);
+    if (later.includes(role)) {
+      let pending = null; // a failed fetch is forgotten, so the next use tries again
+      Object.defineProperty(out, role, { enumerable: false,
+        get: () => (pending ??= get().catch((e) => { pending = null; throw e; })) });
+    } else {
+      out[role] = get();
+    }
+  }
+  return out;
 }
 
 /** The set's WebGL model variants (scripts/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,

@@ -1,7 +1,7 @@
 // The JS half of the Worker protocol: onnxruntime-web sessions for det/cls/rec, called from Python's
 // BridgeWorker (py/retto/bridge.py). Tensors cross as typed arrays: the input is a zero-copy view of the numpy
 // buffer (PyProxy.getBuffer), the output is ORT's Float32Array, copied once into numpy on the Python side.
-import { getBackend, MODEL_NAMES, planBackends } from './backends.js';
+import { getBackend, MODEL_NAMES, OPTIONAL_MODELS, planBackends } from './backends.js';
 import { RettoWorkerError } from './errors.js';
 import { canaryInput, canaryShapes, compareCanary, perturbForTest } from './canary.js';
 import { WebglBucketSessions } from './webgl_sessions.js';
@@ -136,7 +136,19 @@ export class OrtModels {
   prepare(name, dims, wasm = false) {
     this.onCall?.();
     if (wasm) return this.wasmModel(name).then(() => undefined);
+    if (!this.models[name]) return this.optionalModel(name);
     return this.models[name].prepare?.(Array.from(dims));
+  }
+
+  /** One of the set's optional models (OPTIONAL_MODELS), fetched and made on wasm at its first use. */
+  optionalModel(name) {
+    if (!OPTIONAL_MODELS.includes(name)) throw new RettoWorkerError('internal_error', `unknown model ${name}`);
+    this.optional ??= {};
+    if (!this.optional[name]) {
+      this.optional[name] = this.makeWasm(name).then((made) => { this.models[name] = made; });
+      this.optional[name].catch(() => delete this.optional[name]); // a failed fetch may be retried next job
+    }
+    return this.optional[name];
   }
 
   resetStats() {
@@ -157,7 +169,7 @@ export class OrtModels {
       const t1 = performance.now();
       const o = await m.run(input); // ORT copies the input into its own heap here
       const t2 = performance.now();
-      const s = this.stats[name];
+      const s = (this.stats[name] ??= { calls: 0, ortMs: 0, copyInMs: 0 });
       s.calls += 1;
       s.copyInMs += t1 - t0;
       s.ortMs += t2 - t1;

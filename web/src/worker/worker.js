@@ -11,7 +11,7 @@
 // read one by one; the result is retto.document's document record.
 import './wasm_memory.js'; // first: it must see the runtimes create their memories
 import { fetchManifestSized, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
-import { RUNTIME_FILES } from './backends.js';
+import { OPTIONAL_MODELS, RUNTIME_FILES } from './backends.js';
 import { BootProgress } from './boot_progress.js';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
@@ -35,7 +35,7 @@ function bootFiles(manifest, modelSet, plan) {
       && packages.has(f.slice('pyodide/'.length).split('-')[0].toLowerCase())),
     manifest.retto_wheel,
     ...[plan.runtime, ...RUNTIME_FILES[plan.runtime]].map((f) => `ort/${f}`),
-    ...Object.values(modelSet.files).map((m) => m.file),
+    ...Object.entries(modelSet.files).filter(([role]) => !OPTIONAL_MODELS.includes(role)).map(([, m]) => m.file),
   ];
   if (modelSet.webgl && Object.values(plan.usable).some((names) => names.includes('webgl'))) {
     const dir = modelSet.webgl.replace(/[^/]*$/, '');
@@ -63,8 +63,10 @@ async function init(id, options) {
       progress.step(n);
     }, log: (stream, m) => (stream === 'stderr' ? console.warn : console.log)(`[py] ${m}`) });
     python.catch(() => {}); // awaited below; if the models fail first, that error is the one reported
-    const { dict: dictionary, ...modelBytes } = fetchModels(assetBase, modelSet);
-    Object.values(modelBytes).concat(dictionary ?? []).forEach((p) => p.catch(() => {})); // awaited by the sessions
+    // The optional models (page orientation, the re-reading recogniser) are fetched on their first use.
+    const modelBytes = fetchModels(assetBase, modelSet, undefined, OPTIONAL_MODELS);
+    const { dict: dictionary, reread_dict: rereadDictionary } = modelBytes;
+    Object.values(modelBytes).forEach((p) => p.catch(() => {})); // awaited by the sessions
     const loadWebgl = () => fetchWebglModels(assetBase, manifest, modelSet);
     const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
     const ort = await OrtModels.create({ assetBase, plan, threads: options.threads, modelBytes,
@@ -77,11 +79,16 @@ async function init(id, options) {
       ...py.versions,
       pyodide: py.pyodide.version,
       'onnxruntime-web': ort.ort.env.versions?.web ?? manifest.versions['onnxruntime-web'],
-      models: Object.fromEntries(['det', 'cls', 'rec'].map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
+      models: Object.fromEntries(['det', 'cls', 'rec', ...OPTIONAL_MODELS].filter((r) => modelSet.set.files[r])
+        .map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
     };
+    // Every result says what ran each model: the set's optional models always run on wasm.
+    const backend = { ...ort.info.backend };
+    for (const role of OPTIONAL_MODELS) if (modelSet.set.files[role]) backend[role] = 'wasm';
     const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
     const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), await modelBytes.rec, (await dictionary) ?? null,
-      JSON.stringify(ort.info.backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}));
+      JSON.stringify(backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}),
+      (await rereadDictionary) ?? null);
     const session = pair.get(0);
     const pyWorker = pair.get(1);
     pair.destroy();
@@ -107,7 +114,7 @@ function heapBytes() {
 async function recognize(id, msg) {
   const s = state.ready;
   let { kind, data, width, height } = msg;
-  if (kind === 'bitmap') { // ImageBitmap: draw it to get RGBA pixels (Python composites them on white)
+  if (kind === 'bitmap') { // ImageBitmap: draw it to get RGBA pixels (Python composites them: image.paper_colour)
     const refused = s.bridge.check_declared_size(s.session, data.width, data.height); // before a GB-sized canvas
     if (refused) {
       data.close();

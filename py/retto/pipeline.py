@@ -1,0 +1,49 @@
+"""What every stage shares: the worker (the runtime's models), the config and the dictionary, and `infer`, the
+one place a model is called (timed, errors made into RettoError). A runtime answers `run(role, x)`; workers that
+only have det/cls/rec methods (older ones) are called by role name."""
+from __future__ import annotations
+
+import inspect
+import time
+
+import numpy as np
+
+from .errors import INFERENCE_FAILED, RettoError
+
+
+class Pipeline:
+    def __init__(self, worker, config, labels: list, extra_labels: dict | None = None):
+        self.worker = worker
+        self.config = config
+        self.labels = labels                    # class index -> character of the rec model
+        self.extra_labels = extra_labels or {}  # role -> labels, for other recognisers (the re-reading one)
+
+    def has(self, role: str) -> bool:
+        """Whether the worker runs this model (and, for a second recogniser, its dictionary is known)."""
+        roles = getattr(self.worker, "roles", None)
+        there = role in roles if roles is not None else role in ("det", "cls", "rec")
+        return there and (role != "reread" or role in self.extra_labels)
+
+    async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        t0 = time.perf_counter()
+        try:
+            run = getattr(self.worker, "run", None)
+            out = run(role, x) if run is not None else getattr(self.worker, role)(x)
+            if inspect.isawaitable(out):
+                out = await out
+        except RettoError:
+            raise
+        except Exception as exc:
+            raise RettoError(INFERENCE_FAILED, f"the {role} model failed on input {list(x.shape)}: {exc}") from exc
+        infer = page.timings["infer"]
+        infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
+        return np.asarray(out, dtype=np.float32)
+
+
+async def run_stage(stage, page):
+    """Run one stage on the page, adding its wall time to page.timings[stage.name]."""
+    t0 = time.perf_counter()
+    page = await stage.run(page)
+    page.add_time(stage.name, t0)
+    return page

@@ -1,0 +1,85 @@
+"""Stage `orientation` (layout.page_orientation "auto"): find a page turned 90/180/270 degrees
+(page_orientation.py: the orientation model, when the set has one, and the page's own lines must agree), turn it
+upright and run det and cls once more on it. Recognition runs once, on the final lines; boxes are always
+reported in the image as given. The evidence is kept in page.page_angle_confidence."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cls, page_orientation, rec
+from ..pipeline import run_stage
+
+
+class PageTurn:
+    name = "orientation"
+
+    def __init__(self, pipeline, find_lines: list):
+        self.p = pipeline
+        self.find_lines = find_lines   # the det and cls stages, run again on the turned page
+
+    async def run(self, page):
+        found = page.lines
+        if page.strip or not found.quads:
+            return page
+        model = None
+        if self.p.has("orient"):
+            probs = await self.p.infer("orient", page_orientation.model_input(page.image), page)
+            model = page_orientation.model_angle(probs[0])
+        # The lines are only consulted when a turn is possible: without a model, or when it sees one.
+        lines_angle = await self._page_angle(page, force=model is not None) if model is None or model[0] else 0
+        angle, page.page_angle_confidence = page_orientation.combine(model, lines_angle)
+        if angle:
+            as_given = (page.lines, page.work, page.upright, page.warnings[:])
+            upright_score = await self._horizontal_score(page) if angle in (90, 270) else None
+            page.page_angle = angle
+            page.upright = page_orientation.turn_upright(page.image, angle)
+            for stage in self.find_lines:
+                page = await run_stage(stage, page)
+            if upright_score is not None and upright_score >= await self._horizontal_score(page):
+                # Read both ways: the page's own level lines read at least as well as the turned page's, so the
+                # "turned" text was something else (columns of short entries merged into tall boxes): keep it.
+                page.lines, page.work, page.upright, page.warnings = as_given
+                page.page_angle, angle = 0, 0
+                page.page_angle_confidence = model[2] if model else None
+        page.notify("orientation", {"page_angle": angle, "confidence": page.page_angle_confidence})
+        return page
+
+    async def _horizontal_score(self, page) -> float | None:
+        """Mean recognition score of a sample of the longest level lines of the upright image, read the way the
+        line classifier left them; None when it has none."""
+        found = page.lines
+        sample = page_orientation.sample_lines(found.quads, "horizontal")
+        if not sample:
+            return None
+        scores = {}
+        for idx in cls.batches_by_aspect([found.crops[i] for i in sample], self.p.config.rec.batch_size):
+            chosen = [sample[k] for k in idx]
+            probs = await self.p.infer("rec", rec.preprocess(found.crops, chosen, self.p.config.rec), page)
+            for i, (_text, score) in zip(chosen, rec.ctc_decode(probs, self.p.labels)):
+                scores[i] = score
+        return float(np.mean(list(scores.values())))
+
+    async def _page_angle(self, page, force: bool = False) -> int:
+        """The page's clockwise turn from its lines: the axis from the boxes; the half turn from reading a sample
+        of lines as found and turned 180 degrees, skipped on a horizontal page the classifier finds upright
+        (unless `force`: the model saw a turn, so it is checked)."""
+        found = page.lines
+        axis = page_orientation.text_axis(found.quads)
+        if axis is None:
+            return 0
+        if (axis == "horizontal" and self.p.config.cls.enabled and not force
+                and page_orientation.flip_share(found.quads, found.angles) < page_orientation.FLIP_SHARE):
+            return 0
+        sample = page_orientation.sample_lines(found.quads, axis)
+        if not sample:
+            return 0
+        as_found = [found.crops[i] if found.angles[i] == 0 else np.ascontiguousarray(np.rot90(found.crops[i], 2))
+                    for i in sample]
+        pool = as_found + [np.ascontiguousarray(np.rot90(c, 2)) for c in as_found]
+        scores = [0.0] * len(pool)
+        for idx in cls.batches_by_aspect(pool, self.p.config.rec.batch_size):
+            probs = await self.p.infer("rec", rec.preprocess(pool, idx, self.p.config.rec), page)
+            for j, (_text, score) in zip(idx, rec.ctc_decode(probs, self.p.labels)):
+                scores[j] = score
+        k = len(sample)
+        return page_orientation.decide(axis, float(np.mean(scores[:k])), float(np.mean(scores[k:])))

@@ -1,0 +1,49 @@
+"""Stage `reread` (rec.reread_below > 0 and a set with a "reread" model): the lines the first recogniser read
+with little confidence are read again by the set's larger recogniser, which takes them over.
+
+A cascade: the small recogniser reads every line fast; the larger one, several times slower per line, reads only
+the doubtful ones. A line is doubtful when its score is below rec.reread_below, or its weakest word's score is
+below rec.reread_word_below (one bad word in a long line hardly moves the line's mean)."""
+from __future__ import annotations
+
+from .. import cls
+from .recognition import read_batch
+
+
+def doubtful(texts: list, spans: list, below: float, word_below: float) -> list:
+    """Indexes of the lines to read again."""
+    out = []
+    for i, ((_text, score), words) in enumerate(zip(texts, spans)):
+        weakest = min((w[3] for w in words), default=score)
+        if score < below or weakest < word_below:
+            out.append(i)
+    return out
+
+
+class Reread:
+    name = "reread"
+
+    def __init__(self, pipeline):
+        self.p = pipeline
+
+    async def run(self, page):
+        cfg = self.p.config.rec
+        idx = doubtful(page.texts, page.spans, cfg.reread_below, cfg.reread_word_below)
+        page.reread = []
+        if not idx:
+            return page
+        crops = page.lines.crops
+        chosen = [crops[i] for i in idx]
+        done = 0
+
+        def take(i, text, score):
+            if text:
+                page.reread.append(i)
+                return True
+            return False
+        for batch in cls.batches_by_aspect(chosen, cfg.batch_size):
+            await read_batch(self.p, page, crops, [idx[k] for k in batch], replace=take, role="reread")
+            done += len(batch)
+            page.notify("reread", {"done": done, "total": len(idx)})
+        page.reread.sort()
+        return page

@@ -1,0 +1,215 @@
+"""The pipeline as a list of stages, page orientation with the orientation model, restored word breaks,
+transparent images and the re-reading stage: unit checks with hand-worked values, and the default set on the
+labelled pages against their ground truth (scripts/make_testset.py)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from ocr_metrics import score_page
+from refkit import ROOT, THREADS
+from retto import page_orientation, words
+from retto.image import paper_colour
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_testset  # noqa: E402
+
+PAGES = ROOT / "tests" / "testset" / "pages"
+SANS = "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
+
+
+@pytest.fixture(scope="module")
+def worker():
+    from retto.ort_worker import OrtWorker
+    make_testset.main()                               # idempotent
+    return OrtWorker(threads=THREADS)                 # the default set
+
+
+@pytest.fixture(scope="module")
+def default(worker):
+    return worker.session()
+
+
+def gt_of(name: str) -> dict:
+    return json.loads((PAGES / f"{name}.gt.json").read_text(encoding="utf-8"))
+
+
+def image_of(name: str) -> bytes:
+    return (PAGES / gt_of(name)["image"]).read_bytes()
+
+
+# --------------------------------------------------------------------------------------------- the stage list
+
+def test_stage_list_follows_the_config(worker):
+    assert worker.session().stage_names == ["det", "cls", "orientation", "stacks", "rec", "flip_check", "reread",
+                                            "layout"]
+    plain = worker.session({"layout": {"page_orientation": "off", "reading_order": "lines", "split_stacks": False},
+                            "cls": {"verify": False}, "rec": {"reread_below": 0}})
+    assert plain.stage_names == ["det", "cls", "rec"]
+
+
+def test_every_stage_is_timed_and_reports_progress(default):
+    events = []
+    result = default.run(image_of("hard_receipt"), on_progress=lambda stage, info: events.append(stage))
+    for name in default.stage_names:
+        assert result.timings[name] >= 0.0, name
+    seen = list(dict.fromkeys(events))
+    # decode first, done last; det, line orientation, page orientation, rec and layout in between, in order
+    assert seen[0] == "decode" and seen[-1] == "done"
+    assert [s for s in seen if s in ("det", "cls", "orientation", "rec")] == ["det", "cls", "orientation", "rec"]
+
+
+# --------------------------------------------------------------------------------------------- page orientation
+
+@pytest.mark.parametrize("probs,lines_angle,expected", [
+    ((0.9, 0.05, 0.03, 0.02), 90, (0, 0.9)),      # the model sees an upright page: the lines cannot turn it
+    ((0.05, 0.9, 0.03, 0.02), 90, (90, 0.9)),     # both say 90
+    ((0.05, 0.9, 0.03, 0.02), 270, (0, 0.05)),    # they disagree: kept as given
+    ((0.3, 0.4, 0.2, 0.1), 90, (0, 0.3)),         # the model unsure (0.4 < 0.5): kept as given
+    ((0.02, 0.03, 0.9, 0.05), 180, (180, 0.9)),
+])
+def test_page_angle_needs_the_model_and_the_lines_to_agree(probs, lines_angle, expected):
+    angle, confidence = page_orientation.combine(page_orientation.model_angle(np.array(probs)), lines_angle)
+    assert (angle, round(confidence, 6)) == expected
+
+
+def test_page_angle_without_a_model_is_the_lines_angle():
+    assert page_orientation.combine(None, 270) == (270, None)
+
+
+def test_model_input_is_the_centre_of_the_page_scaled_to_256():
+    # A 512 x 1024 (w x h) page whose middle third is black: scaled to 256 x 512, its centre 224 x 224 is
+    # rows 144..368 of the scaled page; the black band is rows 150..362 there, so the crop's middle is black and
+    # its first row (scaled row 144, page row 288) white.
+    img = np.full((1024, 512, 3), 255, np.uint8)
+    img[300:724] = 0
+    x = page_orientation.model_input(img)
+    assert x.shape == (1, 3, 224, 224) and x.dtype == np.float32
+    black = (0 - 0.485) / 0.229                           # channel 0 takes the first ImageNet mean/std
+    assert abs(x[0, 0, 112, 112] - black) < 1e-3
+    white = (1 - 0.485) / 0.229
+    assert abs(x[0, 0, 0, 0] - white) < 1e-3             # crop row 0 = page row 144 of 512 -> 288 of 1024: white
+
+
+def test_upright_table_of_short_entries_keeps_angle_0(default):
+    # Two columns of short entries that the tiny detector merges into tall boxes: the lines alone and the
+    # orientation model both took it for a page turned 90 degrees; read both ways, it stays as given.
+    result = default.run(image_of("hard_short_entries"))
+    assert result.page_angle == 0
+    assert result.page_angle_confidence is not None
+    assert any(ln.text.replace(" ", "") == "ANSWERKEY-FORMB" for ln in result.lines)
+
+
+@pytest.mark.parametrize("page", ["hard_court_filing", "hard_table_ruled", "hard_form_scan", "hard_chart",
+                                  "english_prose", "invoice", "dark_ui"])
+def test_upright_pages_keep_angle_0(default, page):
+    assert default.run(image_of(page)).page_angle == 0
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_turned_table_page_is_found(default, turns):
+    gt = gt_of("hard_table_ruled")
+    upright = np.asarray(Image.open(PAGES / gt["image"]).convert("RGB"))
+    result = default.run(np.ascontiguousarray(np.rot90(upright, -turns)))   # -k: clockwise
+    assert result.page_angle == 90 * turns
+    assert result.page_angle_confidence > 0.5
+
+
+# --------------------------------------------------------------------------------------------- word breaks
+
+def line_image(parts, gap_px, size=40, width=240):
+    """A black-on-white line: `parts` drawn left to right with `gap_px` blank pixels between them."""
+    f = ImageFont.truetype(SANS, size)
+    img = Image.new("RGB", (width, size + 20), "white")
+    d = ImageDraw.Draw(img)
+    x, spans = 10, []
+    for p in parts:
+        box = d.textbbox((x, 10), p, font=f)
+        d.text((x, 10), p, font=f, fill="black")
+        spans.append((box[0], box[2]))
+        x = box[2] + gap_px
+    return np.asarray(img), spans
+
+
+def steps_for(text_spans, labels, px_per_step):
+    """One CTC step per character, at the middle of its part's span (enough for add_missing_spaces)."""
+    steps = []
+    for ch, (x0, x1) in text_spans:
+        t = int(((x0 + x1) / 2) / px_per_step)
+        steps.append((labels.index(ch), t, t, 0.9))
+    return steps
+
+
+LABELS = ["", "1", "3", "A", "B", "中", "文", " "]
+
+
+def test_a_dropped_word_break_is_restored_from_the_ink():
+    # "13" and "A" 30 px apart on a line whose ink is ~29 px high (Liberation Sans 40 px digits and capitals):
+    # 30 / 29 > 0.4, so the gap is a space. Characters 4 px per step: the gap spans 7 blank steps.
+    crop, (num, letter) = line_image(["13", "A"], 30)
+    steps = steps_for([("1", (num[0], num[0] + 10)), ("3", (num[1] - 10, num[1])), ("A", letter)], LABELS, 4.0)
+    out = words.add_missing_spaces(steps, LABELS, crop, 4.0, 0.4)
+    assert "".join(LABELS[c] for c, *_ in out) == "13 A"
+
+
+def test_letters_set_close_stay_one_word():
+    # 3 px between "13" and "A": far below 0.4 of the ink height.
+    crop, (num, letter) = line_image(["13", "A"], 3)
+    steps = steps_for([("1", (num[0], num[0] + 10)), ("3", (num[1] - 10, num[1])), ("A", letter)], LABELS, 2.0)
+    out = words.add_missing_spaces(steps, LABELS, crop, 2.0, 0.4)
+    assert "".join(LABELS[c] for c, *_ in out) == "13A"
+
+
+def test_letter_spaced_text_is_not_split_between_letters():
+    # Every letter 22 px apart (wider than 0.4 x ink height), so no gap stands out from the line's usual one.
+    crop, spans = line_image(["A", "B", "A", "B", "A"], 22)
+    steps = steps_for(list(zip("ABABA", spans)), LABELS, 4.0)
+    out = words.add_missing_spaces(steps, LABELS, crop, 4.0, 0.4)
+    assert "".join(LABELS[c] for c, *_ in out) == "ABABA"
+
+
+def test_no_space_is_put_between_chinese_characters():
+    f = ImageFont.truetype("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 40)
+    img = Image.new("RGB", (300, 60), "white")
+    d = ImageDraw.Draw(img)
+    d.text((10, 10), "中", font=f, fill="black")
+    d.text((110, 10), "文", font=f, fill="black")
+    steps = [(LABELS.index("中"), 7, 7, 0.9), (LABELS.index("文"), 32, 32, 0.9)]
+    assert words.add_missing_spaces(steps, LABELS, np.asarray(img), 4.0, 0.4) == steps
+
+
+# --------------------------------------------------------------------------------------------- transparency
+
+def test_paper_colour_contrasts_with_the_visible_content():
+    rgba = np.zeros((40, 40, 4), np.uint8)
+    rgba[10:20, 5:35] = (255, 255, 255, 255)                   # white text on a transparent background
+    assert paper_colour(rgba) == (0, 0, 0, 255)
+    rgba[10:20, 5:35] = (0, 0, 0, 255)                         # black text on a transparent background
+    assert paper_colour(rgba) == (255, 255, 255, 255)
+    rgba[..., 3] = 255                                         # fully opaque: nothing to composite
+    assert paper_colour(rgba) == (255, 255, 255, 255)
+
+
+def test_white_text_on_a_transparent_png_is_read(default):
+    gt = gt_of("hard_white_on_transparent")
+    scores = score_page(default.run(image_of("hard_white_on_transparent")).to_dict()["lines"], gt)
+    assert scores["cer"] < 0.05
+
+
+# --------------------------------------------------------------------------------------------- re-reading
+
+def test_rereading_does_not_lose_words_on_the_hard_pages(worker):
+    # The cascade's larger recogniser reads the doubtful lines; measured against the ground truth, words right
+    # with it are at least those without it on the hard pages where the small recogniser is weakest.
+    on, off = worker.session(), worker.session({"rec": {"reread_below": 0}})
+    right = {"on": 0, "off": 0}
+    for page in ("hard_deposition", "hard_scan_binarised"):
+        gt = gt_of(page)
+        for key, session in (("on", on), ("off", off)):
+            right[key] += score_page(session.run(image_of(page)).to_dict()["lines"], gt)["words_right"]
+    assert right["on"] >= right["off"] + 5
