@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_models import load_pages, pooled, score  # noqa: E402
+from bench_models import load_pages, pooled, scan_bytes, score  # noqa: E402
 from retto.ort_worker import OrtWorker  # noqa: E402
 
 LEVERS = json.loads((ROOT / "scripts" / "levers.json").read_text(encoding="utf-8"))["variants"]
@@ -52,7 +52,7 @@ def main(argv=None) -> None:
     sessions = [workers[name].session(config) for _label, name, config in VARIANTS]
     per = [{} for _ in VARIANTS]
     for page in pages:
-        data = page["path"].read_bytes()
+        data = scan_bytes(page["path"])
         times = [[] for _ in VARIANTS]
         for k, s in enumerate(sessions):
             lines = s.run(data).to_dict()["lines"]                  # warm-up, and the result that is scored
