@@ -191,6 +191,9 @@ def test_paper_colour_contrasts_with_the_visible_content():
     assert paper_colour(rgba) == (0, 0, 0, 255)
     rgba[10:20, 5:35] = (0, 0, 0, 255)                         # black text on a transparent background
     assert paper_colour(rgba) == (255, 255, 255, 255)
+    rgba[0:40, 0:20] = (230, 230, 200, 255)                    # a light map area with black text in it (a
+    rgba[12:14, 2:18] = (0, 0, 0, 255)                         # cut-out page): the ink is dark, so white paper
+    assert paper_colour(rgba) == (255, 255, 255, 255)
     rgba[..., 3] = 255                                         # fully opaque: nothing to composite
     assert paper_colour(rgba) == (255, 255, 255, 255)
 
