@@ -148,7 +148,10 @@ def test_cli_json_one_result_per_image_with_providers(tmp_path, image_paths):
     assert [r["path"].rsplit("/", 1)[-1] for r in records] == ["baiona.png", "notes.png"]
     good, bad = records
     assert len(good["lines"]) >= 15 and "BAIONA" in [l["text"] for l in good["lines"]]
-    assert set(good["backend"]) == {"det", "cls", "rec"} and "CPUExecutionProvider" in good["backend"]["det"]
+    # Every model the default set has reports what ran it: det, cls, rec and its optional ones (set file).
+    default_files = model_sets.load().files
+    want = {"det", "cls", "rec"} | {role for role in ("orient", "reread") if role in default_files}
+    assert set(good["backend"]) == want and all("CPUExecutionProvider" in b for b in good["backend"].values())
     assert bad["error"]["code"] == "invalid_image"
     assert "providers" in proc.stderr and "1 of 2 inputs failed" in proc.stderr
 
