@@ -37,13 +37,14 @@ const clipboard = (page) => page.evaluate(() => navigator.clipboard.readText());
 
 test('a11y: the page with a result has no axe violations (desktop, phone, light, dark); the lines are one tab stop', async ({ app, servers }) => {
   const { page, context } = app;
-  const [baiona, linn] = [nativeResult(join(DATA, 'baiona.png')), nativeResult(join(DATA, 'linn.png'))];
+  const FORM = join(DATA, '..', 'testset', 'pages', 'hard_form_scan.png'); // a poor scan: low-confidence lines
+  const [baiona, linn, form] = [nativeResult(join(DATA, 'baiona.png')), nativeResult(join(DATA, 'linn.png')), nativeResult(FORM)];
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.setViewportSize(DESKTOP);
   await page.goto(servers.isolated);
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
-  await page.locator('#pick-files').setInputFiles([join(DATA, 'baiona.png'), join(DATA, 'linn.png')]);
-  for (const name of ['baiona.png', 'linn.png']) {
+  await page.locator('#pick-files').setInputFiles([join(DATA, 'baiona.png'), join(DATA, 'linn.png'), FORM]);
+  for (const name of ['baiona.png', 'linn.png', 'hard_form_scan.png']) {
     await expect(page.locator('#queue .job', { hasText: name })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
   }
   await page.locator('#queue .job', { hasText: 'baiona.png' }).locator('.job-button').click();
@@ -55,11 +56,16 @@ test('a11y: the page with a result has no axe violations (desktop, phone, light,
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(DESKTOP);
 
-  // linn.png is long (more lines than the list shows at once) and has a low-confidence line: axe again, then
-  // the keyboard walks it.
+  // The form scan has low-confidence lines (marked in the list): axe on it.
+  await page.locator('#queue .job', { hasText: 'hard_form_scan.png' }).locator('.job-button').click();
+  const formLines = (await form).lines;
+  expect(formLines.some((l) => l.score < 0.8)).toBe(true);
+  await expect(lines).toHaveCount(formLines.length);
+  await expectNoViolations(page, 'page, desktop, low-confidence lines');
+
+  // linn.png is long (more lines than the list shows at once): axe again, then the keyboard walks it.
   await page.locator('#queue .job', { hasText: 'linn.png' }).locator('.job-button').click();
   const native = (await linn).lines;
-  expect(native.some((l) => l.score < 0.8)).toBe(true);
   await expect(lines).toHaveCount(native.length);
   await expectNoViolations(page, 'page, desktop, linn.png');
   await page.emulateMedia({ colorScheme: 'light' });
