@@ -257,7 +257,7 @@ test('a worker whose heap passed recycleHeapBytes is replaced after its job; res
   console.log(`renderer memory: ${JSON.stringify(mem)}`);
 });
 
-test('a 47 MP photo: renderer peak under 800 MB, back under 600 MB once idle, and the native texts', async ({ app }) => {
+test('a 47 MP photo: renderer peak under 900 MB, back under 600 MB once idle, and the native texts', async ({ app }) => {
   // A labelled page blown up 5x as a JPEG (tests/e2e/native_ref.py photo); decoded at the size the pipeline
   // works at (image.decode_scaled), and the worker whose wasm memory grew is replaced once the queue rests.
   const { path } = JSON.parse(await runNative(['tests/e2e/native_ref.py', 'photo', 'tests/data/generated/photo47.jpg']));
@@ -271,15 +271,15 @@ test('a 47 MP photo: renderer peak under 800 MB, back under 600 MB once idle, an
   // Not the identical texts PNG pages give: Pyodide's Pillow decodes JPEG with IJG libjpeg 9, the native wheel
   // with libjpeg-turbo, and their pixels differ (measured, even at full size), so a character may differ here
   // and there (seen: one trailing comma in 29 lines). Boxes come back scaled up from the page the pipeline
-  // worked at (8500 px long -> 1600, the set's global.max_side_len); compared at that scale they agree within
-  // 2 px.
+  // worked at (8500 px long -> 2000, the set's global.max_side_len); compared at that scale they agree within
+  // 2.5 px (2 px at 1600; seen 2.02 at 2000: the two JPEG decoders' pixels differ).
   expect(photo.result.lines.length).toBe(native.lines.length);
   const same = photo.result.lines.filter((l, i) => l.text === native.lines[i].text).length;
   expect(same / native.lines.length).toBeGreaterThanOrEqual(0.9);
-  const k = 1600 / 8500;
+  const k = 2000 / 8500;
   const worst = Math.max(...photo.result.lines.flatMap((l, i) => l.box.flatMap((p, j) =>
     [Math.abs(p[0] - native.lines[i].box[j][0]) * k, Math.abs(p[1] - native.lines[i].box[j][1]) * k])));
-  expect(worst).toBeLessThanOrEqual(2);
+  expect(worst).toBeLessThanOrEqual(2.5);
   expect(photo.result.image).toEqual({ width: 5500, height: 8500 });
   // Replaced 1.5 s after the queue went quiet; the fresh worker boots 1.5 s after the old one is gone.
   await app.page.waitForFunction(() => window.ocr.boots === 2 && window.ocr.handle && !window.ocr.booting,
@@ -287,6 +287,8 @@ test('a 47 MP photo: renderer peak under 800 MB, back under 600 MB once idle, an
   const idle = await rendererMemory(app);
   console.log(`47 MP photo, renderer MB: ready ${JSON.stringify(ready)} done ${JSON.stringify(done)} idle ${JSON.stringify(idle)}`);
   const top = (mem, key) => Math.max(...mem.map((p) => p[key]));
-  expect(top(idle, 'peakMB')).toBeLessThanOrEqual(800);
+  // 900: detection at 2000 px (was 1600) and the re-reading recogniser's session cost ~160 MB more than the
+  // 702 MB measured before them (README, Limits and memory bounds); issue 23's bound is 1.5 GB.
+  expect(top(idle, 'peakMB')).toBeLessThanOrEqual(900);
   expect(top(idle, 'rssMB')).toBeLessThan(600);
 });

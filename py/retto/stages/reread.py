@@ -9,6 +9,8 @@ from __future__ import annotations
 from .. import cls
 from .recognition import read_batch
 
+RESURRECT = 0.9   # the re-reading score a line the first pass dropped needs to be kept
+
 
 def doubtful(texts: list, spans: list, below: float, word_below: float) -> list:
     """Indexes of the lines to read again."""
@@ -36,8 +38,12 @@ class Reread:
         chosen = [crops[i] for i in idx]
         done = 0
 
+        keep = self.p.config.global_.text_score
+
         def take(i, text, score):
-            if text:
+            # A line the first recogniser scored as no text (below global.text_score: a speck the detector
+            # boxed) is only brought back when the larger one is sure of it.
+            if text and (page.texts[i][1] >= keep or score >= RESURRECT):
                 page.reread.append(i)
                 return True
             return False
