@@ -70,7 +70,8 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
     for (const m of ['det', 'cls', 'rec']) expect(info.canary[m].webgpu.ok, JSON.stringify(info.canary[m])).toBe(true);
     const gpu = await app.recognize(png, { ocr: 'gpu' });
     expect(gpu.error).toBeUndefined();
-    expect(gpu.result.backend).toEqual({ det: 'webgpu', cls: 'webgpu', rec: 'webgpu' });
+    // The set's optional models (page orientation, re-reading) always run on wasm.
+    expect(gpu.result.backend).toEqual({ det: 'webgpu', cls: 'webgpu', rec: 'webgpu', orient: 'wasm', reread: 'wasm' });
     expect(texts(gpu.result)).toEqual(texts(ref.result));
   });
 
