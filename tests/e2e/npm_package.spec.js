@@ -1,0 +1,148 @@
+// The npm package as a developer gets it: scripts/build_npm_package.sh packs the tarball, a fresh project installs
+// it from that file path (npm's cache and registry for Vite only), and in Chromium
+//  - a Vite app (`import { Retto } from 'retto-ocr'`, `import 'retto-ocr/element'`, the `retto-ocr/vite` plugin),
+//    built and served under the app's strict CSP with cross-origin isolation, and
+//  - a plain static HTML page importing the package's module from node_modules/, assets copied by the CLI
+//    (`retto-ocr-assets`), served without isolation (onnxruntime single-threaded),
+// each read a tiny image with the native CLI's lines (tests/e2e/compare.js), fetching nothing from another
+// origin and breaking no CSP rule. The package's types (exports' `types` conditions) pass tsc --strict (not the
+// Vite plugin's: Vite's own declarations need @types/node).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startServer } from '../../scripts/serve_static.mjs';
+import { diffResults } from './compare.js';
+import { expect, launchChromium, ROOT, runNative, test } from './fixtures.js';
+
+const run = promisify(execFile);
+const sh = (cmd, args, cwd) => run(cmd, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } });
+const VITE_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies.vite;
+
+const APP_HTML = '<!doctype html><html><head><meta charset="utf-8"><title>scratch</title></head><body>'
+  + '<script type="module" src="./main.js"></script></body></html>\n';
+// The same page code for both: boot on wasm, read a URL, end the worker.
+const PAGE_CODE = (from) => `import { Retto } from '${from}';
+window.readImage = async (url) => {
+  const ocr = await Retto.create({ backend: 'wasm' });
+  try { return { result: await ocr.recognize(await (await fetch(url)).blob()), info: ocr.info }; }
+  finally { ocr.terminate(); }
+};
+`;
+
+test.describe.serial('npm package', () => {
+  let scratch;
+  let inputs;
+  let native;
+  let browser;
+  let servers;
+
+  test.beforeAll(async () => {
+    test.setTimeout(10 * 60 * 1000);
+    const packed = (await sh('bash', ['scripts/build_npm_package.sh'], ROOT)).stdout.trim().split('\n').pop();
+    const tarball = join(ROOT, packed);
+    scratch = mkdtempSync(join(tmpdir(), 'retto-npm-'));
+    inputs = join(scratch, 'inputs');
+    const made = JSON.parse(await runNative(['tests/e2e/make_small_inputs.py', inputs]));
+    expect(made).toContain('lines.png');
+    const nativeOut = runNative(['-m', 'retto', '--images', join(inputs, 'lines.png'), '--format', 'json', '--no-progress']);
+
+    const app = join(scratch, 'app');
+    mkdirSync(join(app, 'static'), { recursive: true });
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }));
+    await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `vite@${VITE_VERSION}`], app);
+    writeFileSync(join(app, 'index.html'), APP_HTML);
+    writeFileSync(join(app, 'main.js'), `${PAGE_CODE('retto-ocr')}import 'retto-ocr/element';
+window.elementDefined = customElements.get('retto-ocr') !== undefined;
+`);
+    writeFileSync(join(app, 'vite.config.js'), "import { defineConfig } from 'vite';\nimport retto from 'retto-ocr/vite';\n"
+      + "export default defineConfig({ base: './', plugins: [retto()] });\n");
+    await sh(join(app, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], app);
+    // The static page: the package's module straight from node_modules/, its assets copied by the CLI.
+    writeFileSync(join(app, 'static', 'index.html'), APP_HTML);
+    writeFileSync(join(app, 'static', 'main.js'), PAGE_CODE('../node_modules/retto-ocr/dist/index.js'));
+    await sh(join(app, 'node_modules', '.bin', 'retto-ocr-assets'), ['static/retto'], app);
+    writeFileSync(join(app, 'check.ts'), `import { Retto, RettoError, type OcrResult } from 'retto-ocr';
+import { RettoOcrElement } from 'retto-ocr/element';
+const el: RettoOcrElement | null = document.querySelector('retto-ocr');
+async function go(): Promise<string[]> {
+  const pool = await Retto.createPool({ workers: 2, backend: 'wasm' });
+  const all = await pool.recognizeAll([new Blob()]);
+  pool.terminate();
+  const r = (await (await Retto.create()).recognize(new Blob())) as OcrResult;
+  void el; void all; void RettoError;
+  return r.lines.map((l) => l.text);
+}
+void go;
+`);
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true,
+      target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [],
+      skipLibCheck: false }, files: ['check.ts'] }));
+
+    native = JSON.parse(await nativeOut)[0];
+    const mounts = { '/__testdata__/': inputs };
+    const isolated = await startServer({ dir: join(app, 'dist'), isolation: true, mounts });
+    const plain = await startServer({ dir: app, isolation: false, mounts });
+    servers = { isolated, plain };
+    browser = await launchChromium();
+  });
+
+  test.afterAll(async () => {
+    await browser?.close();
+    await servers?.isolated.close();
+    await servers?.plain.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test('the package installs with its entry points, a bin and assets; its types pass tsc --strict', async () => {
+    const pkg = join(scratch, 'app', 'node_modules', 'retto-ocr');
+    const meta = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+    expect(Object.keys(meta.exports)).toEqual(['.', './element', './vite', './package.json']);
+    expect(meta.exports['.'].types && meta.exports['./element'].types).toBeTruthy();
+    const manifest = JSON.parse(readFileSync(join(pkg, 'assets', 'manifest.json'), 'utf8'));
+    // The default set only, every file of it present with the manifest's size.
+    expect(Object.keys(manifest.model_sets)).toEqual([manifest.default_model_set]);
+    for (const [file, { size }] of Object.entries(manifest.files)) {
+      expect(readFileSync(join(pkg, 'assets', file)).length, file).toBe(size);
+    }
+    expect(readdirSync(join(scratch, 'app', 'dist', 'retto'))).toContain('retto-worker.js');
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const out = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], join(scratch, 'app')).catch((e) => e);
+    expect(`${out.stdout ?? ''}${out.stderr ?? ''}`, 'tsc errors').toBe('');
+  });
+
+  for (const [name, where] of [['a built Vite app, strict CSP, isolated', 'isolated'], ['a static HTML page', 'plain']]) {
+    test(`${name}: reads the image with the native CLI's lines, same-origin only`, async () => {
+      const origin = new URL(servers[where].url).origin;
+      const context = await browser.newContext();
+      const offOrigin = [];
+      context.on('request', (req) => { if (new URL(req.url()).origin !== origin && /^https?:/.test(req.url())) offOrigin.push(req.url()); });
+      await context.route((url) => url.origin !== origin && /^(https?|wss?):$/.test(url.protocol), (route) => route.abort('blockedbyclient'));
+      const page = await context.newPage();
+      const logs = [];
+      page.on('console', (m) => logs.push(`[${m.type()}] ${m.text()}`));
+      page.on('pageerror', (e) => logs.push(`[pageerror] ${e.message}`));
+      await page.addInitScript(() => {
+        window.cspViolations = [];
+        document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+      });
+      await page.goto(`${servers[where].url}${where === 'plain' ? 'static/' : ''}index.html`);
+      await page.waitForFunction(() => window.readImage);
+      const { result, info } = await page.evaluate(() => window.readImage('/__testdata__/lines.png'));
+      if (where === 'isolated') {
+        expect(await page.evaluate(() => window.elementDefined)).toBe(true);
+        expect(info.wasm.crossOriginIsolated).toBe(true);
+      } else {
+        expect(info.wasm.threads).toBe(1);
+      }
+      expect(native.lines.length, 'native read the tiny image').toBeGreaterThan(1);
+      const diffs = diffResults('lines.png', result, native);
+      expect(diffs, `${diffs.join('\n')}\n${logs.join('\n')}`).toEqual([]);
+      expect(await page.evaluate(() => window.cspViolations)).toEqual([]);
+      expect(offOrigin, 'requests left the app origin').toEqual([]);
+      await context.close();
+    });
+  }
+});
+
