@@ -95,7 +95,7 @@ void go;
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  test('the package installs with its entry points, a bin and assets; its types pass tsc --strict', async () => {
+  test('the package installs with its entry points, a bin and assets, the plugin serves them; types pass tsc --strict', async () => {
     const pkg = join(scratch, 'app', 'node_modules', 'retto-ocr');
     const meta = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
     expect(Object.keys(meta.exports)).toEqual(['.', './element', './vite', './package.json']);
@@ -107,6 +107,21 @@ void go;
       expect(readFileSync(join(pkg, 'assets', file)).length, file).toBe(size);
     }
     expect(readdirSync(join(scratch, 'app', 'dist', 'retto'))).toContain('retto-worker.js');
+    // The Vite plugin in the dev server: the assets at retto/, byte for byte, with their types.
+    const { createServer } = await import(join(scratch, 'app', 'node_modules', 'vite', 'dist', 'node', 'index.js'));
+    const dev = await createServer({ root: join(scratch, 'app'), logLevel: 'silent',
+      server: { host: '127.0.0.1', port: 0 } });
+    await dev.listen();
+    try {
+      const base = dev.resolvedUrls.local[0];
+      for (const [file, type] of [['retto-worker.js', 'text/javascript'], ['ort/ort-wasm-simd-threaded.wasm', 'application/wasm']]) {
+        const res = await fetch(`${base}retto/${file}`);
+        expect(res.headers.get('content-type'), file).toBe(type);
+        expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(pkg, 'assets', file))), file).toBe(true);
+      }
+    } finally {
+      await dev.close();
+    }
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const out = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], join(scratch, 'app')).catch((e) => e);
     expect(`${out.stdout ?? ''}${out.stderr ?? ''}`, 'tsc errors').toBe('');
