@@ -5,7 +5,8 @@
 //  - a plain static HTML page importing the package's module from node_modules/, assets copied by the CLI
 //    (`retto-ocr-assets`), served without isolation (onnxruntime single-threaded),
 // each read a tiny image with the native CLI's lines (tests/e2e/compare.js), fetching nothing from another
-// origin and breaking no CSP rule. The package's types (exports' `types` conditions) pass tsc --strict (not the
+// origin and breaking no CSP rule. The Vite app reads through Retto.createPool (2 workers): the image and a
+// 3-page PDF together, then the PDF alone, with the native records, pages and files in order. The package's types (exports' `types` conditions) pass tsc --strict (not the
 // Vite plugin's: Vite's own declarations need @types/node).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,12 +23,23 @@ const VITE_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')
 
 const APP_HTML = '<!doctype html><html><head><meta charset="utf-8"><title>scratch</title></head><body>'
   + '<script type="module" src="./main.js"></script></body></html>\n';
-// The same page code for both: boot on wasm, read a URL, end the worker.
+// The same page code for both: read URLs on wasm with one client, or with a pool of 2 workers (recognizeAll,
+// then the PDF alone: its pages spread over both), then end the workers.
 const PAGE_CODE = (from) => `import { Retto } from '${from}';
-window.readImage = async (url) => {
-  const ocr = await Retto.create({ backend: 'wasm' });
-  try { return { result: await ocr.recognize(await (await fetch(url)).blob()), info: ocr.info }; }
-  finally { ocr.terminate(); }
+const get = async (url) => new File([await (await fetch(url)).arrayBuffer()], url.split('/').pop());
+window.read = async (urls, workers) => {
+  const files = await Promise.all(urls.map(get));
+  if (!workers) {
+    const ocr = await Retto.create({ backend: 'wasm' });
+    try { return { results: [await ocr.recognize(files[0])], info: ocr.info }; } finally { ocr.terminate(); }
+  }
+  const pool = await Retto.createPool({ workers, backend: 'wasm' });
+  try {
+    const pagesSeen = [];
+    const results = await pool.recognizeAll(files);
+    const alone = await pool.recognize(files[1], { onPage: ({ page }) => pagesSeen.push(page) });
+    return { results, alone, pagesSeen, size: pool.size, info: pool.info };
+  } finally { pool.terminate(); }
 };
 `;
 
@@ -45,8 +57,9 @@ test.describe.serial('npm package', () => {
     scratch = mkdtempSync(join(tmpdir(), 'retto-npm-'));
     inputs = join(scratch, 'inputs');
     const made = JSON.parse(await runNative(['tests/e2e/make_small_inputs.py', inputs]));
-    expect(made).toContain('lines.png');
-    const nativeOut = runNative(['-m', 'retto', '--images', join(inputs, 'lines.png'), '--format', 'json', '--no-progress']);
+    expect(made).toEqual(['lines.png', 'pages.pdf']);
+    const nativeOut = runNative(['-m', 'retto', '--images', join(inputs, 'lines.png'), join(inputs, 'pages.pdf'),
+      '--format', 'json', '--no-progress']);
 
     const app = join(scratch, 'app');
     mkdirSync(join(app, 'static'), { recursive: true });
@@ -80,7 +93,7 @@ void go;
       target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [],
       skipLibCheck: false }, files: ['check.ts'] }));
 
-    native = JSON.parse(await nativeOut)[0];
+    native = JSON.parse(await nativeOut); // [lines.png's result, pages.pdf's document record]
     const mounts = { '/__testdata__/': inputs };
     const isolated = await startServer({ dir: join(app, 'dist'), isolation: true, mounts });
     const plain = await startServer({ dir: app, isolation: false, mounts });
@@ -127,8 +140,10 @@ void go;
     expect(`${out.stdout ?? ''}${out.stderr ?? ''}`, 'tsc errors').toBe('');
   });
 
-  for (const [name, where] of [['a built Vite app, strict CSP, isolated', 'isolated'], ['a static HTML page', 'plain']]) {
-    test(`${name}: reads the image with the native CLI's lines, same-origin only`, async () => {
+  // The Vite app reads with a pool of 2 workers (both files, then the PDF alone), the static page with one client.
+  for (const [name, where] of [['a built Vite app (strict CSP, isolated) with a pool of 2 workers', 'isolated'],
+    ['a static HTML page with one client', 'plain']]) {
+    test(`${name}: the native CLI's lines, in order, same-origin only`, async () => {
       const origin = new URL(servers[where].url).origin;
       const context = await browser.newContext();
       const offOrigin = [];
@@ -143,16 +158,29 @@ void go;
         document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
       });
       await page.goto(`${servers[where].url}${where === 'plain' ? 'static/' : ''}index.html`);
-      await page.waitForFunction(() => window.readImage);
-      const { result, info } = await page.evaluate(() => window.readImage('/__testdata__/lines.png'));
-      if (where === 'isolated') {
+      await page.waitForFunction(() => window.read);
+      const pool = where === 'isolated';
+      const out = await page.evaluate(([urls, workers]) => window.read(urls, workers),
+        [['/__testdata__/lines.png', '/__testdata__/pages.pdf'], pool ? 2 : 0]);
+      const [nativeImage, nativePdf] = native;
+      expect(nativeImage.lines.length, 'native read the tiny image').toBeGreaterThan(1);
+      expect(nativePdf.page_count).toBe(3);
+      const diffs = diffResults('lines.png', out.results[0], nativeImage);
+      if (pool) {
         expect(await page.evaluate(() => window.elementDefined)).toBe(true);
-        expect(info.wasm.crossOriginIsolated).toBe(true);
+        expect(out.info.wasm.crossOriginIsolated).toBe(true);
+        expect(out.size).toBe(2);
+        for (const [label, record] of [['recognizeAll', out.results[1]], ['recognize', out.alone]]) {
+          const { pages, ...rest } = record;
+          const { pages: nativePages, path, ...nativeRest } = nativePdf;
+          expect(rest, label).toEqual({ ...nativeRest, path: 'pages.pdf' });
+          expect(pages.map((p) => p.page), label).toEqual([1, 2, 3]);
+          pages.forEach((p, i) => diffs.push(...diffResults(`${label} page ${p.page}`, p, nativePages[i])));
+        }
+        expect(out.pagesSeen.sort(), 'onPage ran for every page').toEqual([1, 2, 3]);
       } else {
-        expect(info.wasm.threads).toBe(1);
+        expect(out.info.wasm.threads).toBe(1);
       }
-      expect(native.lines.length, 'native read the tiny image').toBeGreaterThan(1);
-      const diffs = diffResults('lines.png', result, native);
       expect(diffs, `${diffs.join('\n')}\n${logs.join('\n')}`).toEqual([]);
       expect(await page.evaluate(() => window.cspViolations)).toEqual([]);
       expect(offOrigin, 'requests left the app origin').toEqual([]);
@@ -160,4 +188,3 @@ void go;
     });
   }
 });
-
