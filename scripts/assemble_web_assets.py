@@ -208,7 +208,7 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
         if stale.relative_to(OUT).as_posix() not in produced:  # a removed set or the old flat layout
             stale.unlink()
     if only:
-        return entries, ([n for n in names if n == default] or names)[0]
+        return entries, names[0]
     return entries, next(s.name for s in sets if s.default)
 
 

@@ -1,4 +1,4 @@
-"""Small inputs for the npm package and pool specs (and the pool benchmark), made at test time from pinned data.
+"""Small inputs for the npm package spec (its pool too) and the pool benchmark, made at test time from pinned data.
 
   make_small_inputs.py DIR          -> DIR/lines.png (two typewritten lines of typewriter.png, halved: the tiny
                                        image the installed package reads) and DIR/pages.pdf (3 small pages, each
