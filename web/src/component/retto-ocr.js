@@ -382,7 +382,7 @@ async function toBlob(input, { timeoutMs, maxBytes, crossOriginRedirects }) {
 }
 
 // The client too, so a host that copied this one module can also script OCR without the element.
-export { Retto, RettoError, EXPORT_FORMATS } from '../client/retto.js';
+export { Retto, RettoError, RettoPool, defaultPoolSize, EXPORT_FORMATS } from '../client/retto.js';
 
 if (!customElements.get('retto-ocr')) customElements.define('retto-ocr', RettoOcrElement);
 export default RettoOcrElement;
