@@ -38,7 +38,9 @@ window.read = async (urls, workers) => {
     const pagesSeen = [];
     const results = await pool.recognizeAll(files);
     const alone = await pool.recognize(files[1], { onPage: ({ page }) => pagesSeen.push(page) });
-    return { results, alone, pagesSeen, size: pool.size, info: pool.info };
+    // Each worker's last job: a page of the PDF read alone (stats.pages: its page count), so both read pages.
+    const lastJobPages = pool.members.map((m) => m.lastStats?.pages);
+    return { results, alone, pagesSeen, lastJobPages, size: pool.size, info: pool.info };
   } finally { pool.terminate(); }
 };
 `;
@@ -178,6 +180,7 @@ void go;
           pages.forEach((p, i) => diffs.push(...diffResults(`${label} page ${p.page}`, p, nativePages[i])));
         }
         expect(out.pagesSeen.sort(), 'onPage ran for every page').toEqual([1, 2, 3]);
+        expect(out.lastJobPages, 'both workers read pages of the PDF').toEqual([3, 3]);
       } else {
         expect(out.info.wasm.threads).toBe(1);
       }
