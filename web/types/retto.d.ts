@@ -102,6 +102,8 @@ export interface RecognizeOptions {
   onPage?: (page: PageEvent) => void;
   /** A PDF record's `path` (default: the File's name). */
   name?: string;
+  /** A PDF: read only these page numbers (from 1; numbers past the end are ignored). The pool splits a PDF so. */
+  pages?: number[];
 }
 
 export type ExportFormat = 'json' | 'jsonl' | 'text' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf';
@@ -109,9 +111,31 @@ export type ExportRecord = (OcrResult & { path?: string }) | DocumentRecord;
 
 export const EXPORT_FORMATS: Record<ExportFormat, { type: string; ext: string }>;
 
+export interface PoolOptions extends CreateOptions {
+  /** Workers (default: defaultPoolSize()). `threads` defaults to cores / workers (at least 1) for each. */
+  workers?: number;
+}
+
+/** Workers for a machine: one per core, at most one per 1.5 GB of memory, at least 1 (defaults: navigator's). */
+export function defaultPoolSize(machine?: { cores?: number; memoryGB?: number }): number;
+
+/** Several workers reading files and a PDF's pages in parallel; results as one Retto's, in the same order. */
+export class RettoPool {
+  readonly size: number;
+  readonly info: EngineInfo;
+  recognize(input: RecognizeInput, options?: RecognizeOptions): Promise<OcrResult | DocumentRecord>;
+  /** Every input, spread over the workers; results in the order given (rejects with the first error). */
+  recognizeAll(inputs: Iterable<RecognizeInput>, options?: RecognizeOptions): Promise<Array<OcrResult | DocumentRecord>>;
+  export(record: ExportRecord | ExportRecord[], format: ExportFormat,
+    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string }): Promise<Blob>;
+  terminate(): void;
+}
+
 export class Retto {
   /** Boots a worker (Pyodide + onnxruntime-web + models); resolves when it can recognize. */
   static create(options?: CreateOptions): Promise<Retto>;
+  /** Boots a pool of workers (see RettoPool). */
+  static createPool(options?: PoolOptions): Promise<RettoPool>;
   static modelSets(options?: { assetBase?: string | URL }): Promise<ModelSetSummary[]>;
   readonly info: EngineInfo;
   readonly boots: number;

@@ -18,6 +18,7 @@
 // web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
 // Built alone (vite.component.config.js): dist/retto-ocr.js is one module, its worker in dist/assets/retto-ocr/,
 // so a host copies retto-ocr.js + assets/ and nothing else. Types: web/types/retto-ocr.d.ts.
+import { elementAssetBase } from '../client/build_paths.js';
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
@@ -27,9 +28,7 @@ import { ResultView } from '../shared/result_view.js';
 import ownCss from './retto-ocr.css?inline';
 import viewCss from '../shared/result_view.css?inline';
 
-// Built: assets/ sits next to this module in dist/. In the dev server, the app's public assets/.
-const DEFAULT_ASSET_BASE = import.meta.env.DEV ? new URL('/assets/', location.href).href
-  : new URL(/* @vite-ignore */ './assets/', import.meta.url).href;
+const DEFAULT_ASSET_BASE = elementAssetBase();
 
 let sheet = null; // one constructed stylesheet shared by every instance
 function styles() {
@@ -383,7 +382,7 @@ async function toBlob(input, { timeoutMs, maxBytes, crossOriginRedirects }) {
 }
 
 // The client too, so a host that copied this one module can also script OCR without the element.
-export { Retto, RettoError, EXPORT_FORMATS } from '../client/retto.js';
+export { Retto, RettoError, RettoPool, defaultPoolSize, EXPORT_FORMATS } from '../client/retto.js';
 
 if (!customElements.get('retto-ocr')) customElements.define('retto-ocr', RettoOcrElement);
 export default RettoOcrElement;
