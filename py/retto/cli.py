@@ -59,6 +59,12 @@ def parse_args(argv=None):
     p.add_argument("--models-dir", help="the folder of the fetched models (default: $RETTO_MODELS_DIR, else the "
                                         "user cache); a sets/ folder in it replaces the shipped set files")
     p.add_argument("--config", metavar="JSON", help="pipeline settings over the model set's (see --print-config)")
+    p.add_argument("--allow", action="append", metavar="CHARS",
+                   help="read only these characters: a class (digits, latin, uppercase, lowercase, punctuation, "
+                        "symbols, han, kana, hangul, space) or the characters themselves; repeat to combine "
+                        "(config rec.allow)")
+    p.add_argument("--block", action="append", metavar="CHARS",
+                   help="never read these characters, same forms as --allow (config rec.block)")
     p.add_argument("--print-config", action="store_true",
                    help="print the settings of the model set (--models) as JSON and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -87,6 +93,11 @@ def read_overrides(path, args=None) -> dict | None:
     if flags:
         overrides = dict(overrides or {})
         overrides["document"] = {**overrides.get("document", {}), **flags}
+    chars = {k: v[0] if len(v) == 1 else v for k, v in (("allow", getattr(args, "allow", None)),
+                                                        ("block", getattr(args, "block", None))) if v}
+    if chars:
+        overrides = dict(overrides or {})
+        overrides["rec"] = {**overrides.get("rec", {}), **chars}
     return overrides
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from . import char_filter
 from .errors import INVALID_CONFIG, RettoError
 
 
@@ -56,6 +57,10 @@ class RecConfig:
                                     # with reread_below > 0, which switches the stage on)
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
                                     # this times the ink height (words.add_missing_spaces); 0: off (reference)
+    allow: str | tuple = ""         # read only these characters: a class (digits, latin, uppercase, lowercase,
+                                    # punctuation, symbols, han, kana, hangul, space), literal characters, or a
+                                    # list of both (char_filter.py); "": every character of the model
+    block: str | tuple = ""         # never read these characters (same forms); "": none blocked
 
 
 @dataclass
@@ -98,6 +103,7 @@ class Config:
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
+        char_filter.validate(self.rec.allow, self.rec.block)
         d = self.document
         if min(d.dpi, d.max_pages, d.max_page_operators, d.max_content_bytes, d.max_image_pixels) < 1:
             raise RettoError(INVALID_CONFIG, "document.dpi, max_pages, max_page_operators, max_content_bytes and "
