@@ -1,5 +1,6 @@
 // The main-thread client API: progress, input types, queueing, cancel, crash replacement, terminate.
-import { expect, test } from './fixtures.js';
+import { join } from 'node:path';
+import { DATA, expect, runNative, test } from './fixtures.js';
 
 test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
   await app.open();
@@ -85,6 +86,25 @@ test('progress events, every input type, concurrent calls queued not interleaved
     return { first: window.ocr.info.python.start, start: o.info.python.start, texts: r.lines.map((l) => l.text) };
   });
   expect(second).toEqual({ first: 'fresh', start: 'snapshot', texts: base.texts });
+
+  // allow: 'digits' (config.rec.allow) reads only digits, the same lines and boxes as `retto --allow digits`.
+  const digits = await app.page.evaluate(async () => {
+    const o = await window.Retto.create({ backend: 'wasm', allow: 'digits' });
+    const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+    o.terminate();
+    return r.lines.map((l) => [l.text, l.box]);
+  });
+  const native = JSON.parse(await runNative(['-m', 'retto', '--inputs', join(DATA, 'baiona.png'), '--allow', 'digits',
+    '--no-progress', '--threads', '1']))[0].lines.map((l) => [l.text, l.box]);
+  expect(digits.every(([t]) => /^[0-9 ]*$/.test(t))).toBe(true);
+  expect(digits.some(([t]) => /[0-9]{4}/.test(t))).toBe(true);
+  expect(digits.map(([t]) => t)).toEqual(native.map(([t]) => t));
+  for (const [i, [, box]] of digits.entries()) {
+    box.forEach(([x, y], k) => {
+      expect(Math.abs(x - native[i][1][k][0])).toBeLessThanOrEqual(1);
+      expect(Math.abs(y - native[i][1][k][1])).toBeLessThanOrEqual(1);
+    });
+  }
 });
 
 test('AbortSignal cancels (running and queued), and the next call works', async ({ app }) => {
