@@ -44,6 +44,10 @@ def parse_args(argv=None):
     p.add_argument("--max-pages", type=int, metavar="N",
                    help="refuse PDFs of more than N pages, pdf_too_many_pages (config document.max_pages; "
                         "default 500)")
+    p.add_argument("--text-layer", choices=("auto", "ocr", "text"), dest="text_layer",
+                   help="a PDF page's own text: ocr (default: always OCR), text (use the page's text layer where "
+                        "it has one), auto (the text layer unless images cover a quarter of the page); each page "
+                        "says its `source` (config document.text_layer)")
     p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
     p.add_argument("--device-id", type=int, default=None)
     p.add_argument("--strict-device", action="store_true", help="fail instead of falling back to CPU")
@@ -88,7 +92,8 @@ def read_overrides(path, args=None) -> dict | None:
             raise RettoError(INVALID_CONFIG, f"cannot read the settings file {path}: {exc}") from exc
         if not isinstance(overrides, dict):
             raise RettoError(INVALID_CONFIG, f"the settings file {path} must hold a JSON object")
-    flags = {k: v for k, v in (("dpi", getattr(args, "dpi", None)), ("max_pages", getattr(args, "max_pages", None)))
+    flags = {k: v for k, v in (("dpi", getattr(args, "dpi", None)), ("max_pages", getattr(args, "max_pages", None)),
+                               ("text_layer", getattr(args, "text_layer", None)))
              if v is not None}
     if flags:
         overrides = dict(overrides or {})
@@ -346,17 +351,23 @@ def ocr_pdf(session, data: bytes, on_page=None) -> dict:
     """A PDF's document record (its `path` is added by the caller): each page rendered natively and read as one
     image. Whole-document problems (encrypted, broken, empty, too many pages) raise RettoError."""
     from .pdf_native import pdf_pages   # pypdfium2 is needed for PDFs only
-    count, pages = pdf_pages(data, session.config)
+    from .text_layer import page_result
+    mode = session.config.document.text_layer
+    count, pages = pdf_pages(data, session.config, with_text=mode != "ocr")
     records, warnings = [], []
     t0 = time.perf_counter()
-    for page_no, rgb, dpi, warning in pages:   # each page's time counts its rendering too
+    for page_no, rgb, dpi, warning, *text in pages:   # each page's time counts its rendering too
         if warning:
             warnings.append(f"page {page_no}: {warning}")
         if isinstance(rgb, RettoError):
             record = document.page_error(page_no, rgb.code, rgb.message)
         else:
             try:
-                record = document.page_record(session.run(rgb).to_dict(), page_no, dpi)
+                own = text and text[0] and page_result(*text[0], rgb.shape[1], rgb.shape[0], mode)
+                if own:
+                    record = document.page_record(own, page_no, dpi, source="text")
+                else:
+                    record = document.page_record(session.run(rgb).to_dict(), page_no, dpi)
             except RettoError as err:
                 record = document.page_error(page_no, err.code, err.message)
             except Exception as exc:
