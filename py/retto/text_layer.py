@@ -11,8 +11,9 @@ by OCR (`source: "ocr"`) and builds the page result from the items:
 - `auto`: the text layer unless the page also carries images over IMAGE_SHARE of its area (a scan, or a scan with
   a partial text layer: its text may be a stamp or a header only), then OCR.
 
-An item holding several words (pdf.js gives one item per text-showing operator) is split at its spaces in
-proportion to the characters, since pdf.js gives no per-glyph positions; PDFium's one item per character is exact.
+An item holding several words (pdf.js gives one item per text-showing operator) is split at its spaces by its
+characters' glyph advances (`advances`, which the worker reads from the page's operator list; evenly when it has
+none), since pdf.js gives no per-glyph positions; PDFium's one item per character is exact.
 """
 from __future__ import annotations
 
@@ -38,12 +39,18 @@ def _pieces(items: list) -> list:
         if not text or size <= 0:
             continue
         x, w, y = float(it["x"]), float(it["w"]), float(it["y"])
-        per = w / len(text)
+        # Where each character starts: by its glyph advance when the runtime knows them, else evenly.
+        adv = it.get("advances")
+        if not (isinstance(adv, list) and len(adv) == len(text) and sum(adv) > 0):
+            adv = [1.0] * len(text)
+        at, total = [0.0], float(sum(adv))
+        for a in adv:
+            at.append(at[-1] + w * float(a) / total)
         start = None
         for i, ch in enumerate(text + " "):
             if ch.isspace():
                 if start is not None:
-                    out.append([text[start:i], x + per * start, x + per * i, y, size])
+                    out.append([text[start:i], x + at[start], x + at[i], y, size])
                     start = None
             elif start is None:
                 start = i

@@ -8,7 +8,7 @@ import io
 import pytest
 from fpdf import FPDF
 
-from pdf_fixtures import DEJAVU, VECTOR_LINES, _pdf, image_pdf, vector_text_pdf
+from pdf_fixtures import DEJAVU, VECTOR_LINES, image_pdf, stamped_scan_pdf, vector_text_pdf
 from refkit import DATA
 
 from retto import RettoError
@@ -46,21 +46,10 @@ def test_text_pdf_gives_its_own_words_where_the_font_puts_them(retto_worker):
     assert read(retto_worker, data, "ocr")["pages"][0]["source"] == "ocr"
 
 
-def stamped_scan() -> bytes:
-    """A scanned page (baiona.png filling it) with one line of real text on top, as a stamp: partial text."""
-    pdf = _pdf()
-    pdf.add_font("DejaVu", fname=str(DEJAVU))
-    pdf.add_page(format=(400, 420))
-    pdf.image(str(DATA / "baiona.png"), x=0, y=0, w=400, h=420)
-    pdf.set_font("DejaVu", size=10)
-    pdf.text(10, 410, "Received 2026-03-01")
-    return bytes(pdf.output())
-
-
 def test_scans_and_partly_text_pages_are_read_by_ocr(retto_worker):
     scan = read(retto_worker, image_pdf([DATA / "baiona.png"]), "auto")["pages"][0]
     assert scan["source"] == "ocr" and len(scan["lines"]) > 10
-    stamped = stamped_scan()
+    stamped = stamped_scan_pdf()
     auto = read(retto_worker, stamped, "auto")["pages"][0]
     assert auto["source"] == "ocr" and len(auto["lines"]) > 10
     text = read(retto_worker, stamped, "text")["pages"][0]
