@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from .char_filter import class_mask
 from .errors import INFERENCE_FAILED, RettoError
 
 
@@ -17,6 +18,10 @@ class Pipeline:
         self.config = config
         self.labels = labels                    # class index -> character of the rec model
         self.extra_labels = extra_labels or {}  # role -> labels, for other recognisers (the re-reading one)
+        # rec.allow / rec.block as a 0/1 vector per recogniser (None: every class), applied to its output here.
+        rec_cfg = config.rec
+        self.masks = {role: class_mask(lab, rec_cfg.allow, rec_cfg.block)
+                      for role, lab in {"rec": labels, **self.extra_labels}.items()}
 
     def has(self, role: str) -> bool:
         """Whether the worker runs this model (and, for a second recogniser, its dictionary is known)."""
@@ -38,7 +43,11 @@ class Pipeline:
             raise RettoError(INFERENCE_FAILED, f"the {role} model failed on input {list(x.shape)}: {exc}") from exc
         infer = page.timings["infer"]
         infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
-        return np.asarray(out, dtype=np.float32)
+        out = np.asarray(out, dtype=np.float32)
+        mask = self.masks.get(role)
+        if mask is None or out.shape[-1] != mask.size:   # a wrong class count is ctc_decode's error to name
+            return out
+        return out * mask   # [N, T, C] * [C]: a masked class can never be chosen
 
 
 async def run_stage(stage, page):

@@ -33,10 +33,11 @@ if (el) {
 }
 
 const made: HTMLElementTagNameMap['retto-ocr'] = document.createElement('retto-ocr');
+made.allow = 'digits';
 document.addEventListener('retto-result', (e) => console.log(e.detail.model_set));
 
 async function client(): Promise<void> {
-  const ocr = await Retto.create({ models: 'ppocr-v5-mobile', backend: { det: 'webgpu', rec: 'wasm' },
+  const ocr = await Retto.create({ models: 'ppocr-v5-mobile', backend: { det: 'webgpu', rec: 'wasm' }, allow: 'digits',
     onProgress: (ev) => console.log(ev.stage) });
   try {
     const r = await ocr.recognize(new ArrayBuffer(8), { signal: new AbortController().signal });

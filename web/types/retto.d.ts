@@ -82,6 +82,11 @@ export interface CreateOptions {
   backend?: BackendChoice;
   /** The CLI's --config: section -> option -> value, e.g. {det: {box_thresh: 0.6}}. */
   config?: Record<string, Record<string, unknown>>;
+  /** Read only these characters (config.rec.allow): a class ("digits", "latin", "uppercase", "lowercase",
+   *  "punctuation", "symbols", "han", "kana", "hangul", "space"), the characters themselves, or a list of both. */
+  allow?: string | string[];
+  /** Never read these characters (config.rec.block), same forms as allow. */
+  block?: string | string[];
   /** Where assets/ is (default: assets/ under the page's base URL). */
   assetBase?: string | URL;
   onProgress?: (event: ProgressEvent) => void;

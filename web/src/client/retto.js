@@ -3,7 +3,8 @@
 //
 //   const ocr = await Retto.create({ models: 'ppocr-v5-mobile' (a model set; default: the build's default set),
 //                                    backend: 'auto' | 'wasm' | 'webgpu' | 'webgl' | {det, cls, rec}, assetBase,
-//                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress });
+//                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress,
+//                                    allow: 'digits', block: '' (config.rec.allow / rec.block: a class or characters) });
 //   await Retto.modelSets({assetBase}) lists the sets: [{name, label, summary, languages, bytes, default, webgl}].
 // Robustness options: watchdogMs (default 120000: a job with no sign of life for that long counts as a crash;
 // 0 disables it), abortGraceMs (default 2000: a running job that ignores an abort this long is ended with its
@@ -166,12 +167,15 @@ async function toMessage(input, maxPixels) {
 
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
-  static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics,
+  static async create({ models, backend = 'auto', config, allow, block, assetBase, onProgress, threads, diagnostics,
     watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES,
     idleRecycleBytes = DEFAULT_IDLE_RECYCLE_BYTES,
     abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
+    // allow / block: shorthands for config.rec.allow / rec.block (read only / never these characters), which
+    // Python applies (retto.char_filter), as `retto --allow` does.
+    if (allow || block) config = { ...config, rec: { ...config?.rec, ...(allow ? { allow } : {}), ...(block ? { block } : {}) } };
     const r = new Retto({ models: models || undefined, backend, config,
       assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
       ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes, idleRecycleBytes, abortGraceMs });

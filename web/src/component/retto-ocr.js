@@ -5,7 +5,8 @@
 //
 // Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), models (a model set's name,
 // e.g. "ppocr-v6-tiny"; default: the build's default set), asset-base (default: assets/ next to this module),
-// show-boxes, fetch-timeout (ms for a src/URL download, default 30000), max-bytes (largest download, default
+// allow / block (read only / never these characters: a class such as "digits" or "latin", or the characters
+// themselves; config rec.allow / rec.block), show-boxes, fetch-timeout (ms for a src/URL download, default 30000), max-bytes (largest download, default
 // 200 MB: file_too_large past it), allow-cross-origin-redirects (follow a src that redirects to another origin;
 // refused by default, fetch_failed). The newest recognize() (or src) wins: an older call still resolves for its
 // caller, but its result and events never replace a newer one's. Method: recognize(blob | file | url) -> Promise<result JSON> (an image or a PDF; a PDF resolves
@@ -46,7 +47,7 @@ function describeEngine(info) {
 }
 
 export class RettoOcrElement extends HTMLElement {
-  static observedAttributes = ['src', 'backend', 'models', 'asset-base', 'show-boxes'];
+  static observedAttributes = ['src', 'backend', 'models', 'asset-base', 'show-boxes', 'allow', 'block'];
 
   static DEFAULT_FETCH_TIMEOUT_MS = 30_000;
   static DEFAULT_MAX_BYTES = 200 * 1024 * 1024; // the CLI's --max-file-bytes default
@@ -88,6 +89,10 @@ export class RettoOcrElement extends HTMLElement {
   set backend(v) { this.setAttribute('backend', v); }
   get models() { return this.getAttribute('models') || ''; } // '' = the build's default set
   set models(v) { if (v) this.setAttribute('models', v); else this.removeAttribute('models'); }
+  get allow() { return this.getAttribute('allow') || ''; } // read only these characters ('' = all)
+  set allow(v) { if (v) this.setAttribute('allow', v); else this.removeAttribute('allow'); }
+  get block() { return this.getAttribute('block') || ''; } // never read these characters
+  set block(v) { if (v) this.setAttribute('block', v); else this.removeAttribute('block'); }
   get assetBase() { return this.getAttribute('asset-base') || DEFAULT_ASSET_BASE; }
   set assetBase(v) { this.setAttribute('asset-base', v); }
   get fetchTimeout() { return positive(this.getAttribute('fetch-timeout'), RettoOcrElement.DEFAULT_FETCH_TIMEOUT_MS); }
@@ -102,7 +107,7 @@ export class RettoOcrElement extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (old === value) return;
     if (name === 'show-boxes') this.view.boxesVisible = this.showBoxes;
-    if ((name === 'backend' || name === 'models' || name === 'asset-base') && this.engineRef) this.connectEngine();
+    if (['backend', 'models', 'asset-base', 'allow', 'block'].includes(name) && this.engineRef) this.connectEngine();
     if (name === 'src' && value && this.isConnected) this.recognize(value).catch(() => {}); // reported as an event
   }
 
@@ -121,7 +126,8 @@ export class RettoOcrElement extends HTMLElement {
   connectEngine() {
     if (this.engineRef) releaseEngine(this.engineRef.key);
     this.info = null;
-    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase, models: this.models || undefined },
+    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase, models: this.models || undefined,
+      allow: this.allow || undefined, block: this.block || undefined },
       (ev) => this.onProgress(ev));
     this.engineRef = ref;
     ref.engine.then((ocr) => {

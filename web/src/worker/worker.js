@@ -170,8 +170,9 @@ function pyError(json) {
  *  fails gets its error record; the others go on. Resolves with the document record (retto.document). */
 async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
   const s = state.ready;
-  const { openPdf, pdfPage, renderPage, closePdf } = await pdfPages();
+  const { openPdf, pdfPage, renderPage, pageText, closePdf } = await pdfPages();
   await pdfPackages();
+  const textLayer = s.bridge.text_layer_mode(s.session); // document.text_layer: 'ocr' never looks at the text
   // Measured before pdf.js is given the bytes (it takes the buffer); each page is checked before it is drawn.
   const guard = s.bridge.pdf_guard(s.session, bytes);
   const limits = JSON.parse(s.bridge.pdf_limits(s.session));
@@ -208,12 +209,19 @@ async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
         if (size.error) throw new RettoWorkerError(size.error.code, size.error.message);
         const [dpi, width, height, warning] = size;
         if (warning) warnings.push(`page ${n}: ${warning}`); // as the CLI words it
+        const text = textLayer === 'ocr' ? null : await pageText(page);
         const { canvas, rgba } = await renderPage(page, width, height);
         page.cleanup();
         preview = await previewOf(canvas);
         canvas.width = canvas.height = 0;
-        const out = await s.bridge.recognize(s.session, s.pyWorker, 'rgba', new Uint8Array(rgba), width, height, onProgress);
-        record = JSON.parse(s.bridge.page_record(out, n, dpi));
+        // retto.text_layer decides: the page's own text (source "text") or OCR ('' back).
+        const own = text && s.bridge.text_page(s.session, JSON.stringify(text.items), JSON.stringify(text.images),
+          widthPt, heightPt, width, height, n, dpi);
+        if (own) record = JSON.parse(own);
+        else {
+          const out = await s.bridge.recognize(s.session, s.pyWorker, 'rgba', new Uint8Array(rgba), width, height, onProgress);
+          record = JSON.parse(s.bridge.page_record(out, n, dpi));
+        }
       } catch (e) {
         const error = toErrorPayload(e);
         if (error.code === 'aborted' || !pyodideAlive()) throw e;
