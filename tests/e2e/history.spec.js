@@ -2,7 +2,9 @@
 // equal what was shown (and the native CLI's text); images are stored only when "Keep images in history" is
 // ticked; an item that was not finished comes back with Retry only if its bytes were kept, else it is dropped
 // with a note; Remove and Clear history empty the store, read here directly through indexedDB.
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ARTEFACTS, DATA, expect, nativeResult, test } from './product_fixtures.js';
 
@@ -93,6 +95,46 @@ test('history: results survive a reload, images only when chosen, unfinished ite
   await page.reload();
   await expect(page.locator('#queue-empty')).toBeVisible();
   expect(await storedRecords(page)).toEqual([]);
+});
+
+/** `png` with a 4 MB private ancillary chunk of random bytes after IHDR: decoders skip it (the pixels are the same
+ *  image), but storing the file takes 4 MB. */
+function withBallast(png, bytes = 4 << 20) {
+  const table = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = table[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const body = Buffer.concat([Buffer.from('prVt'), randomBytes(bytes)]);
+  const len = Buffer.alloc(4); len.writeUInt32BE(bytes);
+  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(body));
+  const afterIhdr = 8 + 8 + 13 + 4;
+  return Buffer.concat([png.subarray(0, afterIhdr), len, body, crc, png.subarray(afterIhdr)]);
+}
+
+test('history: when storage has room for the text but not the image, the finished text is kept, without it', async ({ app, servers }) => {
+  const { page, context } = app;
+  await page.goto(servers.isolated);
+  const origin = new URL(servers.isolated).origin;
+  const cdp = await context.newCDPSession(page);
+  await page.locator('#keep-images').check();
+  // Room for a result's text but not for its 4 MB image: Chromium's own quota for this origin (DevTools
+  // protocol), 1 MB above what the origin already uses. The finished item must be stored as done, text only
+  // (not left as the pending record with its image, which would come back as unfinished).
+  const used = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: used + (1 << 20) });
+  const big = join(mkdtempSync(join(tmpdir(), 'retto-quota-')), 'baiona_ballast.png');
+  writeFileSync(big, withBallast(readFileSync(join(DATA, 'baiona.png'))));
+  await page.locator('#pick-files').setInputFiles(big);
+  await expect(page.locator('#queue .job', { hasText: 'baiona_ballast.png' })).toHaveAttribute('data-status', 'done', { timeout: BOOT_TIMEOUT });
+  await expect(page.locator('#notice')).toHaveText(/Storage is full: baiona_ballast\.png's text is kept in history, its image is not\. OCR goes on/);
+  const want = (await nativeResult(join(DATA, 'baiona.png'))).lines.map((l) => l.text);
+  expect(await storedRecords(page)).toEqual([{ name: 'baiona_ballast.png', status: 'done', hasFile: false, lines: want }]);
 });
 
 test('history: when storage is full the page says so and OCR goes on', async ({ app, servers }) => {
