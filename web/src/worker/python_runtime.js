@@ -5,6 +5,7 @@
 import shimSource from './pyclipper_shim.py?raw';
 import { fetchBytes, fetchChecked, sha256Hex } from './assets.js';
 import { offsetGroups } from './clipper_offset.js';
+import { writeWheels } from './wheel_files.js';
 import { dropSnapshot, loadSnapshot, recordLibraries, replayLibraries, snapshotKey, storeSnapshot } from './python_snapshot.js';
 
 /** The files loadPyodide fetches (or imports) itself, under assets/pyodide/. */
@@ -118,7 +119,7 @@ async function restore(indexURL, options, stored, wheels) {
 
 /** Every wheel and the pyclipper shim into site-packages (the file system is not part of a snapshot). */
 async function writeSitePackages(pyodide, site, wheels) {
-  for (const bytes of await Promise.all(wheels)) pyodide.unpackArchive(bytes, 'wheel', { extractDir: site });
+  await writeWheels(pyodide.FS, site, await Promise.all(wheels));
   pyodide.FS.writeFile(`${site}/pyclipper.py`, shimSource);
   pyodide.runPython('import importlib; importlib.invalidate_caches()');
 }
