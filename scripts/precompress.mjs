@@ -13,7 +13,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COMPRESSIBLE = new Set(['.wasm', '.js', '.mjs', '.json', '.txt', '.html', '.css', '.svg', '.webmanifest',
-  '.onnx', '.py']);
+  '.onnx', '.py', '.whl']); // .whl: the boot's wheels ship with stored entries (assemble_web_assets.py stored_zip)
 const CODE = new Set(['.wasm', '.js', '.mjs']); // worth brotli's slowest, best setting
 // Pages and the service worker are small and change in place at every deploy: always sent as they are, so a
 // stale sibling can never stand in for them.

@@ -52,7 +52,8 @@ export function modelSetEntry(manifest, name) {
   return { name: chosen, ...entry };
 }
 
-async function fetchChecked(url, sha256, label, onBytes) {
+/** GET url, refused (code model_integrity) unless its sha256 is the manifest's. */
+export async function fetchChecked(url, sha256, label, onBytes) {
   const bytes = await fetchBytes(url, onBytes);
   const got = await sha256Hex(bytes);
   if (got !== sha256) throw new RettoWorkerError('model_integrity', `${label}: sha256 ${got} does not match ${sha256}`);

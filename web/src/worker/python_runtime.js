@@ -1,28 +1,63 @@
-// Boots Pyodide once from the app's own origin: numpy + Pillow from the trimmed lock, the pyclipper shim, and the
-// retto wheel unpacked straight into site-packages (no micropip: it would cost a package load and an import for
-// one pure-Python wheel whose dependencies are already there). Returns the pyodide instance and retto.bridge.
+// Boots Pyodide once from the app's own origin, with numpy + Pillow, the pyclipper shim and retto: every wheel is
+// unpacked straight into site-packages (no loadPackage, no micropip), then the modules retto needs are imported.
+// That state is kept as a whole-interpreter memory snapshot (python_snapshot.js), so a warm start restores it
+// instead of loading and importing anything. Returns the pyodide instance and retto.bridge.
 import shimSource from './pyclipper_shim.py?raw';
-import { fetchBytes } from './assets.js';
+import { fetchBytes, fetchChecked, sha256Hex } from './assets.js';
 import { offsetGroups } from './clipper_offset.js';
-import { dropSnapshot, loadSnapshot, snapshotKey, storeSnapshot } from './python_snapshot.js';
+import { writeWheels } from './wheel_files.js';
+import { dropSnapshot, loadSnapshot, recordLibraries, replayLibraries, snapshotKey, storeSnapshot } from './python_snapshot.js';
 
 /** The files loadPyodide fetches (or imports) itself, under assets/pyodide/. */
 export const PYODIDE_CORE = ['pyodide.mjs', 'pyodide.asm.js', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
 
-/** onStep(name): 'python' when the interpreter runs with numpy + Pillow, 'retto' when the wheel is in.
- * snapshot: start from (and keep) a memory snapshot of the bare interpreter (python_snapshot.js). */
+/** What the snapshot holds imported: retto's modules a job uses, numpy, and Pillow with its common plugins. */
+const IMPORTS = `
+import numpy, PIL, PIL.Image, PIL.ImageOps
+PIL.Image.preinit()
+import retto, retto.bridge, retto.session, retto.buckets, retto.model_sets, retto.document, retto.onnx_stamp
+import importlib; importlib.invalidate_caches()
+`;
+/** C calls into numpy and Pillow: a restored heap whose libraries are misplaced fails here, not in a job. */
+const RESTORE_CHECK = `
+import numpy, PIL.Image
+assert int(numpy.arange(10, dtype=numpy.float32).sum()) == 45
+assert PIL.Image.new("L", (3, 2), 7).resize((6, 4)).getpixel((5, 3)) == 7
+`;
+
+/** The JS module Python imports as _retto_clipper: one object for the whole worker, so a snapshot that
+ * references it is given the same object back on restore. */
+const CLIPPER = { offsetGroups };
+const SNAPSHOT_JS = { serializer(obj) {
+  if (obj === CLIPPER) return { retto: 'clipper' };
+  if (obj === CLIPPER.offsetGroups) return { retto: 'offsetGroups' };
+  throw new Error('the Python heap references a JS object the snapshot cannot name');
+}, deserializer: (ref) => ({ clipper: CLIPPER, offsetGroups: CLIPPER.offsetGroups })[ref?.retto] ?? null };
+
+/** onStep(name): 'python' when the interpreter runs with numpy + Pillow, 'retto' when retto is importable.
+ * snapshot: restore from (and keep) the whole-interpreter memory snapshot. start: 'snapshot' | 'fresh'. */
 export async function bootPython({ assetBase, manifest, log, onStep = () => {}, snapshot = true }) {
   const indexURL = new URL('pyodide/', assetBase).href;
-  const wheel = fetchBytes(new URL(manifest.retto_wheel, assetBase)); // alongside the interpreter's own downloads
-  wheel.catch(() => {}); // awaited below
-  const { loadPyodide } = await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`);
-  const { pyodide, start } = await startInterpreter(loadPyodide, { indexURL, manifest, log, snapshot });
-  await pyodide.loadPackage(manifest.pyodide.packages, { messageCallback: () => {} });
+  const wheelFiles = [...Object.keys(manifest.files).filter((f) => f.startsWith('pyodide/') && f.endsWith('.whl')).sort(),
+    manifest.retto_wheel];
+  // alongside the interpreter's own files, each checked against the manifest (as loadPackage checked the lock's)
+  const wheels = wheelFiles.map((f) => fetchChecked(new URL(f, assetBase), manifest.files[f].sha256, f));
+  wheels.forEach((w) => w.catch(() => {})); // awaited below
+  const options = { indexURL, stdout: (m) => log('stdout', m), stderr: (m) => log('stderr', m) };
+  const key = snapshot ? await snapshotKey(manifest, PYODIDE_CORE, [shimSource, IMPORTS], sha256Hex) : null;
+  const stored = snapshot ? await loadSnapshot(key, sha256Hex) : null;
+  let booted = null;
+  if (stored) {
+    try {
+      booted = { pyodide: await restore(indexURL, options, stored, wheels), start: 'snapshot' };
+    } catch (e) {
+      log('stderr', `the stored Python snapshot did not restore (${e.message}); starting afresh`);
+      await dropSnapshot();
+    }
+  }
+  if (!booted) booted = { pyodide: await startFresh(indexURL, options, wheels, key), start: 'fresh' };
+  const { pyodide, start } = booted;
   onStep('python');
-  pyodide.registerJsModule('_retto_clipper', { offsetGroups });
-  const site = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
-  pyodide.FS.writeFile(`${site}/pyclipper.py`, shimSource);
-  installWheel(pyodide, await wheel, site);
   const bridge = pyodide.pyimport('retto.bridge');
   onStep('retto');
   const versions = JSON.parse(pyodide.runPython(`
@@ -32,24 +67,61 @@ json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "pillo
   return { pyodide, bridge, versions, start, stampShapes: shapeStamper(pyodide) };
 }
 
-/** The bare interpreter: restored from the stored snapshot when there is one, else started and snapshotted.
- * start: 'snapshot' | 'fresh'. */
-async function startInterpreter(loadPyodide, { indexURL, manifest, log, snapshot }) {
-  const options = { indexURL, stdout: (m) => log('stdout', m), stderr: (m) => log('stderr', m) };
-  if (!snapshot) return { pyodide: await loadPyodide(options), start: 'fresh' };
-  const key = snapshotKey(manifest, PYODIDE_CORE);
-  const stored = await loadSnapshot(key);
-  if (stored) {
+const sitePackages = (pyodide) => pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
+
+/** A new interpreter: unpack every wheel, import, and (key given) snapshot it and store that at once. */
+async function startFresh(indexURL, options, wheels, key) {
+  const { loadPyodide } = await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`);
+  const pyodide = await loadPyodide({ ...options, ...(key ? { _makeSnapshot: true } : {}) });
+  const site = sitePackages(pyodide);
+  pyodide.registerJsModule('_retto_clipper', CLIPPER);
+  await writeSitePackages(pyodide, site, wheels);
+  pyodide.runPython(IMPORTS);
+  if (key) {
     try {
-      return { pyodide: await loadPyodide({ ...options, _loadSnapshot: stored }), start: 'snapshot' };
+      const meta = { ...recordLibraries(pyodide._module), site };
+      const heap = pyodide.makeMemorySnapshot({ serializer: SNAPSHOT_JS.serializer });
+      const libs = Object.fromEntries(meta.libs.map((l) => [l.name, pyodide.FS.readFile(l.name)]));
+      storeSnapshot(key, meta, heap, libs, sha256Hex); // copied at once; stored while the boot goes on
     } catch (e) {
-      log('stderr', `the stored Python snapshot did not load (${e.message}); starting afresh`);
-      await dropSnapshot();
+      options.stderr(`no Python snapshot this time (${e.message})`);
     }
   }
-  const pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
-  storeSnapshot(key, pyodide.makeMemorySnapshot()); // before any package or JS module: see python_snapshot.js
-  return { pyodide, start: 'fresh' };
+  return pyodide;
+}
+
+/** The stored interpreter: its libraries compiled while the runtime loads, placed again before its heap is
+ * copied in (python_snapshot.js), then site-packages written back into the (not snapshotted) file system. */
+async function restore(indexURL, options, stored, wheels) {
+  const compiled = Promise.all(Object.entries(stored.libs).map(async ([name, bytes]) => [name, await WebAssembly.compile(bytes)]))
+    .then(Object.fromEntries);
+  compiled.catch(() => {}); // awaited below
+  await import(/* @vite-ignore */ `${indexURL}pyodide.asm.js`); // defines globalThis._createPyodideModule
+  const create = globalThis._createPyodideModule;
+  if (typeof create !== 'function') throw new Error('pyodide.asm.js did not define _createPyodideModule');
+  globalThis._createPyodideModule = async (settings) => {
+    const Module = await create(settings);
+    await stored.intact;
+    replayLibraries(Module, stored.meta, await compiled);
+    return Module;
+  };
+  let pyodide;
+  try {
+    const { loadPyodide } = await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`);
+    pyodide = await loadPyodide({ ...options, _loadSnapshot: stored.heap, _snapshotDeserializer: SNAPSHOT_JS.deserializer });
+  } finally {
+    globalThis._createPyodideModule = create;
+  }
+  await writeSitePackages(pyodide, stored.meta.site, wheels);
+  pyodide.runPython(RESTORE_CHECK);
+  return pyodide;
+}
+
+/** Every wheel and the pyclipper shim into site-packages (the file system is not part of a snapshot). */
+async function writeSitePackages(pyodide, site, wheels) {
+  await writeWheels(pyodide.FS, site, await Promise.all(wheels));
+  pyodide.FS.writeFile(`${site}/pyclipper.py`, shimSource);
+  pyodide.runPython('import importlib; importlib.invalidate_caches()');
 }
 
 /** A pure-Python wheel, unpacked into site-packages as it is (its .dist-info included): what an installer does

@@ -1,0 +1,82 @@
+// The whole-interpreter Python snapshot (web/src/worker/python_snapshot.js), in one page: a cold start makes and
+// stores it; the next engine restores it (numpy, Pillow and retto already imported) and reads what the cold one
+// read; a stored snapshot whose function-table record no longer matches, one whose heap is damaged, and one of
+// another build are each dropped and rebuilt, never failing the start, with the same result again.
+import { expect, test } from './fixtures.js';
+
+test.setTimeout(240_000); // six Python starts (four fresh); ~1.7 min at load 10 on 2 cores
+
+/** Start an engine, read baiona.png, stop it: {start, texts, boxes} and the stored record's key and sizes. */
+function startAndRead() {
+  return async () => {
+    const o = await window.Retto.create({ backend: 'wasm' });
+    try {
+      const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+      return { start: o.info.python.start, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) };
+    } finally {
+      o.terminate();
+    }
+  };
+}
+
+/** Change the stored record in place (runs in the page; same origin as the worker's IndexedDB). */
+function tamper(how) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open('retto-python-snapshot', 1);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('snapshot', 'readwrite');
+      const store = tx.objectStore('snapshot');
+      const get = store.get('interpreter');
+      get.onsuccess = async () => {
+        const rec = get.result;
+        if (!rec) { reject(new Error('no snapshot stored')); return; }
+        const before = { key: rec.key, heap: rec.bytes.size, libs: rec.meta.libs.length, tableLength: rec.meta.tableLength };
+        if (how === 'table') rec.meta = { ...rec.meta, tableLength: rec.meta.tableLength + 1 };
+        if (how === 'stale') rec.key = `${rec.key}-of-another-build`;
+        // the heap with its second half zeroed (the record must be written in this transaction: no await)
+        if (how === 'heap') rec.bytes = new Blob([rec.bytes.slice(0, rec.bytes.size >> 1), new Uint8Array(rec.bytes.size - (rec.bytes.size >> 1))]);
+        store.put(rec, 'interpreter');
+        tx.oncomplete = () => { db.close(); resolve(before); };
+      };
+    };
+  });
+}
+
+function storedRecord() {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open('retto-python-snapshot', 1);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const get = open.result.transaction('snapshot').objectStore('snapshot').get('interpreter');
+      get.onsuccess = () => {
+        const rec = get.result;
+        open.result.close();
+        resolve(rec && { key: rec.key, heap: rec.bytes.size, libs: rec.meta.libs.length, tableLength: rec.meta.tableLength });
+      };
+    };
+  });
+}
+
+test('the Python snapshot: made cold, restored warm, and rebuilt when stale or damaged', async ({ app }) => {
+  await app.open();
+  const cold = await app.page.evaluate(startAndRead());
+  expect(cold.start).toBe('fresh');
+  expect(cold.texts.length).toBeGreaterThan(10);
+  const stored = await expect.poll(() => app.page.evaluate(storedRecord), { timeout: 20_000 }).toBeTruthy()
+    .then(() => app.page.evaluate(storedRecord));
+  expect(stored.libs).toBeGreaterThanOrEqual(2); // numpy's and Pillow's compiled modules at least
+
+  const warm = await app.page.evaluate(startAndRead());
+  expect(warm).toEqual({ ...cold, start: 'snapshot' });
+
+  // Each damage is found (the function table's length, the heap's sha256, the build's key), the start goes on
+  // fresh with the same result, and the snapshot is made and stored again, whole.
+  for (const how of ['table', 'heap', 'stale']) {
+    const before = await app.page.evaluate(tamper, how);
+    expect(await app.page.evaluate(startAndRead()), how).toEqual({ ...cold, start: 'fresh' });
+    await expect.poll(() => app.page.evaluate(storedRecord), { timeout: 20_000 }).toEqual(before);
+  }
+  expect(await app.page.evaluate(startAndRead()), 'rebuilt').toEqual({ ...cold, start: 'snapshot' });
+});
