@@ -5,9 +5,15 @@ A record is one input's result dict (`OcrResult.to_dict()`) with its `path`, a d
 Text formats: json, jsonl, text, tsv, md (Markdown), hocr (hOCR 1.2: ocr_page / ocr_line / ocrx_word), alto
 (ALTO v4). Binary: pdf (`searchable_pdf`, in `retto.pdf_export`). Words come from each line's `words` (CTC word
 boxes) when present, else the line is one word.
+With page regions (layout.regions) blocks carry a `type`: titles become Markdown headings, headers, footers and
+captions hOCR ocr_header / ocr_footer / ocr_caption and ALTO tagged blocks. With tables (layout.tables) a table
+block reads row by row (cells separated by tabs in `text`, a pipe table in `md`), and each table exports alone as
+CSV (`table_csv`) or all of a record's tables as one XLSX workbook, a sheet per table (`tables_xlsx`).
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from xml.sax.saxutils import escape, quoteattr
@@ -120,14 +126,39 @@ def pages_of(record: dict) -> list:
     return [(1, record)]
 
 
+def table_rows(table: dict) -> list:
+    """A result table as rows of cell texts; a spanning cell's text sits in its first row and column."""
+    rows = [["" for _ in range(table["cols"])] for _ in range(table["rows"])]
+    for c in table["cells"]:
+        rows[c["row"]][c["col"]] = c["text"]
+    return rows
+
+
+def page_lines(page: dict) -> list:
+    """A page's text as lines in reading order; a table block as its rows, cells separated by tabs (how copied
+    text and `text` read a table: row by row, as a spreadsheet pastes it)."""
+    tables = page.get("tables") or []
+    blocks = page.get("blocks") or []
+    if not any("table" in b for b in blocks):
+        return [line["text"] for line in page["lines"]]
+    out = []
+    for b in blocks:
+        if "table" in b and b["table"] < len(tables):
+            out += ["\t".join(visible(c) for c in row) for row in table_rows(tables[b["table"]])]
+        else:
+            out += [page["lines"][i]["text"] for i in b["lines"]]
+    return out
+
+
 def text(record: dict, name: str) -> str:
-    """A header naming the input, then the lines; a document's pages separated by a form feed."""
+    """A header naming the input, then the lines (tables row by row); a document's pages separated by a form
+    feed."""
     pages = []
     for _, page in pages_of(record):
         if "error" in page:
             pages.append([f"ERROR {page['error']['code']}: {visible(page['error']['message'])}"])
         else:
-            pages.append([line["text"] for line in page["lines"]])
+            pages.append(page_lines(page))
     out = [f"== {visible(name)} =="] + pages[0]
     for lines in pages[1:]:
         out += [PAGE_BREAK_TEXT] + lines
@@ -174,9 +205,61 @@ def markdown(record: dict, name: str) -> str:
 def _markdown_page(page: dict) -> str:
     if "error" in page:
         return "*" + escape_md(f"ERROR {page['error']['code']}: {page['error']['message']}") + "*"
-    lines = page["lines"]
-    paras = [join_lines([lines[i]["text"] for i in block]) for block in blocks_of(page)]
-    return "\n\n".join(escape_md(p) for p in paras if p)
+    lines, tables = page["lines"], page.get("tables") or []
+    out = []
+    for block in page.get("blocks") or [{"lines": b} for b in blocks_of(page)]:
+        if "table" in block and block["table"] < len(tables):
+            out.append(markdown_table(tables[block["table"]]))
+            continue
+        para = join_lines([lines[i]["text"] for i in block["lines"]])
+        if para:
+            out.append(("# " if block.get("type") == "title" else "") + escape_md(para))
+    return "\n\n".join(out)
+
+
+def markdown_table(table: dict) -> str:
+    """A GFM pipe table: the first row is the header row (GFM needs one); pipes in cells escaped."""
+    rows = table_rows(table) or [[""]]
+    cell = lambda t: escape_md(t).replace("|", "\\|") or " "   # noqa: E731
+    out = ["| " + " | ".join(cell(t) for t in rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    out += ["| " + " | ".join(cell(t) for t in row) + " |" for row in rows[1:]]
+    return "\n".join(out)
+
+
+def table_csv(table: dict) -> str:
+    """One table as CSV (RFC 4180 quoting by Python's csv module), a row per table row."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(table_rows(table))
+    return buf.getvalue()
+
+
+def record_tables(record: dict) -> list:
+    """(page number, table) pairs of every table a record's pages hold."""
+    return [(p, t) for p, page in pages_of(record) if "error" not in page for t in page.get("tables") or []]
+
+
+def tables_xlsx(record: dict) -> bytes:
+    """Every table of the record as an XLSX workbook, one sheet per table ("p1 t1"), spanning cells merged.
+    XlsxWriter (pure Python, also in Pyodide) writes it; cells are written as text, as they were read."""
+    import xlsxwriter   # loaded only when a workbook is asked for
+    found = record_tables(record)
+    if not found:
+        raise ValueError("this result has no table to export")
+    buf = io.BytesIO()
+    book = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
+                                     "strings_to_urls": False})
+    counts = {}
+    for page_no, table in found:
+        counts[page_no] = counts.get(page_no, 0) + 1
+        sheet = book.add_worksheet(f"p{page_no} t{counts[page_no]}")
+        for c in table["cells"]:
+            if c["row_span"] > 1 or c["col_span"] > 1:
+                sheet.merge_range(c["row"], c["col"], c["row"] + c["row_span"] - 1, c["col"] + c["col_span"] - 1,
+                                  c["text"])
+            else:
+                sheet.write_string(c["row"], c["col"], c["text"])
+    book.close()
+    return buf.getvalue()
 
 
 # Inline syntax anywhere in a line: emphasis, code spans, links and images, raw HTML and autolinks, strikethrough
@@ -204,7 +287,8 @@ def hocr(record: dict, name: str) -> str:
            "<head>", f"<title>{xml_text(name)}</title>",
            '<meta http-equiv="Content-Type" content="text/html;charset=utf-8" />',
            f'<meta name="ocr-system" content="retto {__version__}" />',
-           '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word" />']
+           '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_header ocr_footer ocr_caption ocr_table '
+           'ocr_par ocr_line ocrx_word" />']
     if document:
         out.append(f'<meta name="ocr-number-of-pages" content="{record.get("page_count", len(pages))}" />')
     out += ["</head>", "<body>"]
@@ -215,11 +299,13 @@ def hocr(record: dict, name: str) -> str:
         w, h = page["image"]["width"], page["image"]["height"]
         title = f"image {json.dumps(name)}; " + (f"ppageno {p - 1}; " if document else "") + f"bbox 0 0 {w} {h}"
         out.append(f'<div class="ocr_page" id="page_{p}" title={xml_attr(title)}>')
+        types = [b.get("type") for b in page.get("blocks") or []]
         for b, block in enumerate(blocks_of(page), 1):
             if not block:
                 continue
             bx = " ".join(map(str, _union([page["lines"][i]["box"] for i in block])))
-            out.append(f'<div class="ocr_carea" id="block_{p}_{b}" title="bbox {bx}">')
+            kind = HOCR_CLASS.get(types[b - 1] if b <= len(types) else None, "ocr_carea")
+            out.append(f'<div class="{kind}" id="block_{p}_{b}" title="bbox {bx}">')
             out.append(f'<p class="ocr_par" id="par_{p}_{b}" title="bbox {bx}">')
             for i in block:
                 line = page["lines"][i]
@@ -237,6 +323,11 @@ def hocr(record: dict, name: str) -> str:
         out.append("</div>")
     out += ["</body>", "</html>"]
     return "\n".join(out)
+
+
+# hOCR classes of typed blocks (page regions); any other block is an ocr_carea.
+HOCR_CLASS = {"header": "ocr_header", "footer": "ocr_footer", "figure_caption": "ocr_caption",
+              "table_caption": "ocr_caption", "table": "ocr_table"}
 
 
 def _union(boxes: list) -> tuple:

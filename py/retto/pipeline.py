@@ -25,11 +25,21 @@ class Pipeline:
         return there and (role != "reread" or role in self.extra_labels)
 
     async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
+        return np.asarray(await self._call(role, x, page, False), dtype=np.float32)
+
+    async def infer_all(self, role: str, x: np.ndarray, page) -> list:
+        """Every output of a model with several (the layout and table models), in the model's order."""
+        return [np.asarray(o, dtype=np.float32) for o in await self._call(role, x, page, True)]
+
+    async def _call(self, role: str, x: np.ndarray, page, every: bool):
         x = np.ascontiguousarray(x, dtype=np.float32)
         t0 = time.perf_counter()
         try:
-            run = getattr(self.worker, "run", None)
-            out = run(role, x) if run is not None else getattr(self.worker, role)(x)
+            if every:
+                out = self.worker.run_all(role, x)
+            else:
+                run = getattr(self.worker, "run", None)
+                out = run(role, x) if run is not None else getattr(self.worker, role)(x)
             if inspect.isawaitable(out):
                 out = await out
         except RettoError:
@@ -38,8 +48,7 @@ class Pipeline:
             raise RettoError(INFERENCE_FAILED, f"the {role} model failed on input {list(x.shape)}: {exc}") from exc
         infer = page.timings["infer"]
         infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
-        return np.asarray(out, dtype=np.float32)
-
+        return out
 
 async def run_stage(stage, page):
     """Run one stage on the page, adding its wall time to page.timings[stage.name]."""

@@ -1,0 +1,186 @@
+"""Stage `regions` (layout.regions, and layout.tables for cells): the page's regions from the set's layout model,
+the cells of each table from its table model, and the reading order rebuilt around them.
+
+- Each kept line belongs to the region holding most of its box (at least half); a table, a header or a footer
+  wins over a text region that overlaps it.
+- Reading order: the header's lines first, the footer's last; a table is one unit, read row by row, placed
+  before the first body block that starts below it and overlaps it horizontally; the rest of the body is ordered
+  by layout.py as before. Each block says its type (the region type of most of its lines, else "text").
+- A table's cells hold the recognised words whose centre falls in them (tables.fill), so a line the detector
+  ran across two cells is split between them.
+Boxes stay in upright-image pixels here; page.result maps them to the image as given.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .. import layout, regions, tables, words
+from ..crop import is_turned
+
+# When a line lies in several regions, these win (in this order) over the others.
+PRIORITY = {"table": 0, "header": 1, "footer": 1, "title": 2, "figure_caption": 2, "table_caption": 2}
+MIN_SHARE = 0.5        # a line belongs to a region holding at least this share of its box
+TABLE_MARGIN = 6       # pixels of page kept around a table region when it is cut out for the table model
+KEEP_EMPTY = ("figure", "table", "equation")   # regions reported even when no line fell in them
+# The CDLA model calls some small ruled tables "equation" (our generated report page: equation 0.93, table 0.27).
+# An equation region holding this many lines is tried as a table too, and becomes one if the table model finds
+# at least 2 rows and 2 columns with most cells filled.
+EQUATION_AS_TABLE_LINES = 4
+
+
+def rect(quad) -> tuple:
+    q = np.asarray(quad, dtype=np.float64)
+    return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+
+
+def quad(r) -> list:
+    x0, y0, x1, y1 = r
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+class Regions:
+    name = "regions"
+
+    def __init__(self, pipeline):
+        self.p = pipeline
+
+    async def run(self, page):
+        kept = page.kept(self.p.config.global_.text_score)
+        if kept and sum(is_turned(page.lines.quads[i]) for i in kept) * 2 > len(kept):
+            return page   # vertical (CJK) pages keep their column order
+        up = page.upright
+        h, w = up.shape[:2]
+        found = regions.decode(await self.p.infer_all("layout", regions.preprocess(up), page), w, h)
+        owner = self._assign(page, kept, found)
+        found_tables = []
+        if self.p.config.layout.tables:
+            for k, (kind, score, box) in enumerate(found):
+                mine = [i for i in kept if owner.get(i) == k]
+                if kind == "table" or (kind == "equation" and len(mine) >= EQUATION_AS_TABLE_LINES):
+                    t = await self._table(page, box, mine)
+                    if t is not None and (kind == "table" or _grid_like(t)):
+                        found[k] = ("table", score, box)
+                        found_tables.append(t)
+        self._order(page, kept, found, owner, found_tables)
+        return page
+
+    @staticmethod
+    def _assign(page, kept: list, found: list) -> dict:
+        """line index -> index of the region it belongs to."""
+        owner = {}
+        for i in kept:
+            box = rect(page.lines.boxes[i])
+            best = None
+            for k, (kind, score, r) in enumerate(found):
+                share = regions.overlap(box, r)
+                if share >= MIN_SHARE:
+                    key = (PRIORITY.get(kind, 9), -share, -score)
+                    if best is None or key < best[0]:
+                        best = (key, k)
+            if best is not None:
+                owner[i] = best[1]
+        return owner
+
+    async def _table(self, page, box, lines: list) -> dict | None:
+        """The table region's cells, filled with its lines' words; None when the model finds no cell."""
+        up = page.upright
+        h, w = up.shape[:2]
+        x0, y0 = max(0, int(box[0]) - TABLE_MARGIN), max(0, int(box[1]) - TABLE_MARGIN)
+        x1, y1 = min(w, int(np.ceil(box[2])) + TABLE_MARGIN), min(h, int(np.ceil(box[3])) + TABLE_MARGIN)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None
+        x, size = tables.preprocess(up[y0:y1, x0:x1])
+        loc, probs = await self.p.infer_all("table", x, page)
+        tokens, cell_boxes = tables.decode(loc, probs, size)
+        cells = tables.grid(tokens)
+        cell_boxes = [(a + x0, b + y0, c + x0, d + y0) for a, b, c, d in cell_boxes[:len(cells)]]
+        if not cells or len(cell_boxes) < len(cells):
+            return None
+        found = []
+        for i in lines:
+            found += self._words(page, i)
+        filled = tables.fill(cells, cell_boxes, found)
+        rows, cols = tables.shape(cells)
+        out_cells, line_order = [], []
+        for c in sorted(range(len(cells)), key=lambda k: (cells[k]["row"], cells[k]["col"])):
+            ws = _reading_order(filled[c])
+            out_cells.append({**cells[c], "box": quad(cell_boxes[c]), "text": " ".join(t for t, *_ in ws)})
+            for wd in ws:
+                if wd[2] not in line_order:
+                    line_order.append(wd[2])
+        line_order += [i for i in lines if i not in line_order]
+        return {"box": quad((x0, y0, x1, y1)), "rows": rows, "cols": cols, "cells": out_cells, "lines": line_order}
+
+    @staticmethod
+    def _words(page, i: int) -> list:
+        """[(text, rect, line index, word index)] of line i (the whole line when it has no word boxes)."""
+        box = page.lines.boxes[i]
+        spans = page.spans[i] if i < len(page.spans) else []
+        if not spans:
+            return [(page.texts[i][0], rect(box), i, 0)]
+        turned, flipped = is_turned(page.lines.quads[i]), page.lines.angles[i] == 180
+        return [(t, rect(words.span_quad(box, u0, u1, turned, flipped)), i, k)
+                for k, (t, u0, u1, _s) in enumerate(spans) if t.strip()]
+
+    def _order(self, page, kept: list, found: list, owner: dict, found_tables: list) -> None:
+        kind = {i: found[owner[i]][0] for i in owner}
+        in_table = {i for t in found_tables for i in t["lines"]}
+        by_y = lambda ids: sorted(ids, key=lambda i: (rect(page.lines.boxes[i])[1], rect(page.lines.boxes[i])[0]))  # noqa: E731
+        head = by_y([i for i in kept if kind.get(i) == "header" and i not in in_table])
+        foot = by_y([i for i in kept if kind.get(i) == "footer" and i not in in_table])
+        body = [i for i in kept if i not in in_table and kind.get(i) not in ("header", "footer")]
+        order, groups, block_quads = layout.analyse([page.lines.boxes[i] for i in body])
+        units = [{"lines": [body[order[p]] for p in g], "box": q} for g, q in zip(groups, block_quads)]
+        for u in units:
+            u["type"] = Counter(kind.get(i, "text") for i in u["lines"]).most_common(1)[0][0]
+        for k, t in sorted(enumerate(found_tables), key=lambda kt: rect(kt[1]["box"])[1]):
+            top, left, right = rect(t["box"])[1], rect(t["box"])[0], rect(t["box"])[2]
+            at = next((n for n, u in enumerate(units) if rect(u["box"])[1] > top
+                       and rect(u["box"])[0] < right and rect(u["box"])[2] > left), len(units))
+            units.insert(at, {"lines": t["lines"], "box": t["box"], "type": "table", "table": k})
+        if head:
+            units.insert(0, {"lines": head, "box": quad(_union(page, head)), "type": "header"})
+        if foot:
+            units.append({"lines": foot, "box": quad(_union(page, foot)), "type": "footer"})
+        page.order = [i for u in units for i in u["lines"]]
+        position = {i: n for n, i in enumerate(page.order)}
+        page.blocks = [{"box": u["box"], "lines": [position[i] for i in u["lines"]], "type": u["type"],
+                        **({"table": u["table"]} if "table" in u else {})} for u in units if u["lines"]]
+        page.tables = [{k: v for k, v in t.items() if k not in ("lines", "region")} for t in found_tables]
+        for n, b in enumerate(page.blocks):
+            if "table" in b:
+                page.tables[b["table"]]["block"] = n
+        page.regions = []
+        for k, (name, score, r) in enumerate(found):
+            mine = sorted(position[i] for i, o in owner.items() if o == k and i in position)
+            if mine or name in KEEP_EMPTY:
+                page.regions.append({"type": name, "score": score, "box": quad(r), "lines": mine})
+
+
+def _grid_like(table: dict) -> bool:
+    filled = sum(1 for c in table["cells"] if c["text"].strip())
+    return table["rows"] >= 2 and table["cols"] >= 2 and filled * 2 > len(table["cells"])
+
+
+def _union(page, ids: list) -> tuple:
+    rs = np.asarray([rect(page.lines.boxes[i]) for i in ids])
+    return float(rs[:, 0].min()), float(rs[:, 1].min()), float(rs[:, 2].max()), float(rs[:, 3].max())
+
+
+def _reading_order(ws: list) -> list:
+    """A cell's words in reading order: rows by their centres (within half a word height), left to right."""
+    if not ws:
+        return []
+    ws = sorted(ws, key=lambda wd: (wd[1][1] + wd[1][3]) / 2)
+    rows, cur = [], [ws[0]]
+    for wd in ws[1:]:
+        ref = cur[0][1]
+        if abs((wd[1][1] + wd[1][3]) / 2 - (ref[1] + ref[3]) / 2) < 0.5 * max(ref[3] - ref[1], 1.0):
+            cur.append(wd)
+        else:
+            rows.append(cur)
+            cur = [wd]
+    rows.append(cur)
+    return [wd for row in rows for wd in sorted(row, key=lambda wd: wd[1][0])]
