@@ -3,7 +3,8 @@
 
 Tables (<name>.png + <name>.gt.json): a table drawn from a grid of cells written here, with every cell's row,
 column, spans and text known: ruled, borderless, a spanning two-row header, numbers/dates/money, a bank statement
-and an invoice's line items. The GT's "copy" is the table read row by row, cells separated by tabs.
+and an invoice's line items. The GT's "copy" is the table read row by row, every cell (empty ones too)
+separated by tabs.
 Region pages (region_*.png + .gt.json): a page with a running header, a title, paragraphs, a figure with its
 caption, a table and a footer; the GT lists each region's type and box (x0, y0, x1, y1).
 Fonts come only from Debian packages (fonts-liberation, fonts-dejavu-core). A stamp (sha256 of this script and
@@ -122,7 +123,7 @@ def copy_text(cells: list, rows: int, cols: int) -> str:
     grid = [["" for _ in range(cols)] for _ in range(rows)]
     for c in cells:
         grid[c["row"]][c["col"]] = c["text"]
-    return "\n".join("\t".join(r).rstrip("\t") for r in grid)
+    return "\n".join("\t".join(r) for r in grid)
 
 
 def render_table(name: str, spec: dict) -> None:

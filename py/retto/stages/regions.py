@@ -24,10 +24,12 @@ PRIORITY = {"table": 0, "header": 1, "footer": 1, "title": 2, "figure_caption": 
 MIN_SHARE = 0.5        # a line belongs to a region holding at least this share of its box
 TABLE_MARGIN = 6       # pixels of page kept around a table region when it is cut out for the table model
 KEEP_EMPTY = ("figure", "table", "equation")   # regions reported even when no line fell in them
-# The CDLA model calls some small ruled tables "equation" (our generated report page: equation 0.93, table 0.27).
-# An equation region holding this many lines is tried as a table too, and becomes one if the table model finds
-# at least 2 rows and 2 columns with most cells filled.
-EQUATION_AS_TABLE_LINES = 4
+# The CDLA model calls some small ruled tables "equation" (our generated report page: equation 0.93, table 0.27)
+# and a table ruled by rows only, alone in its picture, "figure" (0.72). Such a region holding this many lines
+# is tried as a table too, and becomes one if the table model finds at least 2 rows and 2 columns with most
+# cells filled.
+MAYBE_TABLE = ("equation", "figure")
+MAYBE_TABLE_LINES = 4
 
 
 def rect(quad) -> tuple:
@@ -53,16 +55,25 @@ class Regions:
         up = page.upright
         h, w = up.shape[:2]
         found = regions.decode(await self.p.infer_all("layout", regions.preprocess(up), page), w, h)
+        if self.p.config.layout.tables:   # a table's box grows over the lines it cuts (a header row left out)
+            found = [(kind, score, self._grow(page, kept, box) if kind in ("table", *MAYBE_TABLE) else box)
+                     for kind, score, box in found]
         owner = self._assign(page, kept, found)
-        found_tables = []
-        if self.p.config.layout.tables:
-            for k, (kind, score, box) in enumerate(found):
-                mine = [i for i in kept if owner.get(i) == k]
-                if kind == "table" or (kind == "equation" and len(mine) >= EQUATION_AS_TABLE_LINES):
-                    t = await self._table(page, box, mine)
-                    if t is not None and (kind == "table" or _grid_like(t)):
-                        found[k] = ("table", score, box)
-                        found_tables.append(t)
+        found_tables, dropped = [], set()
+        for k, (kind, score, box) in enumerate(found):
+            weak = kind == "table" and score < regions.SCORE_MIN
+            mine = [i for i in kept if owner.get(i) == k]
+            if kind != "table" and not (kind in MAYBE_TABLE and len(mine) >= MAYBE_TABLE_LINES):
+                continue
+            t = await self._table(page, box, mine) if self.p.config.layout.tables else None
+            if t is not None and ((kind == "table" and not weak) or _grid_like(t)):
+                found[k] = ("table", score, box)
+                found_tables.append(t)
+            elif weak:
+                dropped.add(k)   # a weak table that is no grid (or tables are off) is no region
+        if dropped:
+            found = [f for k, f in enumerate(found) if k not in dropped]
+            owner = self._assign(page, kept, found)
         self._order(page, kept, found, owner, found_tables)
         return page
 
@@ -82,6 +93,15 @@ class Regions:
             if best is not None:
                 owner[i] = best[1]
         return owner
+
+    @staticmethod
+    def _grow(page, kept: list, box) -> tuple:
+        x0, y0, x1, y1 = box
+        for i in kept:
+            r = rect(page.lines.boxes[i])
+            if 0 < regions.overlap(r, box) < MIN_SHARE:
+                x0, y0, x1, y1 = min(x0, r[0]), min(y0, r[1]), max(x1, r[2]), max(y1, r[3])
+        return x0, y0, x1, y1
 
     async def _table(self, page, box, lines: list) -> dict | None:
         """The table region's cells, filled with its lines' words; None when the model finds no cell."""
