@@ -220,7 +220,8 @@ def _markdown_page(page: dict) -> str:
 def markdown_table(table: dict) -> str:
     """A GFM pipe table: the first row is the header row (GFM needs one); pipes in cells escaped."""
     rows = table_rows(table) or [[""]]
-    cell = lambda t: escape_md(t).replace("|", "\\|") or " "   # noqa: E731
+    # Inline syntax escaped (a cell is never a block start, so "85.00" stays as it is); pipes end cells.
+    cell = lambda t: _MD_INLINE_RE.sub(lambda m: "\\" + m.group(), visible(t)).replace("|", "\\|") or " "  # noqa: E731
     out = ["| " + " | ".join(cell(t) for t in rows[0]) + " |", "|" + "---|" * len(rows[0])]
     out += ["| " + " | ".join(cell(t) for t in row) + " |" for row in rows[1:]]
     return "\n".join(out)
