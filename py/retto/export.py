@@ -356,12 +356,18 @@ def alto(record: dict, name: str) -> str:
            "<OCRProcessing ID=\"ocr_1\"><ocrProcessingStep><processingSoftware>"
            f"<softwareName>retto</softwareName><softwareVersion>{__version__}</softwareVersion>"
            "</processingSoftware></ocrProcessingStep></OCRProcessing>",
-           "</Description>", "<Layout>"]
+           "</Description>"]
+    typed = sorted({b["type"] for _, page in pages_of(record) if "error" not in page
+                    for b in page.get("blocks") or [] if b.get("type")})
+    if typed:   # page regions: one LayoutTag per block type, referenced by the blocks (TAGREFS)
+        out += ["<Tags>"] + [f'<LayoutTag ID="tag_{t}" LABEL="{t}"/>' for t in typed] + ["</Tags>"]
+    out.append("<Layout>")
     n_word = 0
     for p, page in pages_of(record):
         if "error" in page:
             continue
         pre = f"{p}_" if document else ""
+        types = [b.get("type") for b in page.get("blocks") or []]
         w, h = page["image"]["width"], page["image"]["height"]
         out += [f'<Page ID="page_{p}" PHYSICAL_IMG_NR="{p}" WIDTH="{w}" HEIGHT="{h}">',
                 f'<PrintSpace HPOS="0" VPOS="0" WIDTH="{w}" HEIGHT="{h}">']
@@ -369,8 +375,10 @@ def alto(record: dict, name: str) -> str:
             if not block:
                 continue
             x0, y0, x1, y1 = _union([page["lines"][i]["box"] for i in block])
+            kind = types[b - 1] if b <= len(types) else None
+            tag = f' TAGREFS="tag_{kind}"' if kind else ""
             out.append(f'<TextBlock ID="block_{pre}{b}" HPOS="{x0}" VPOS="{y0}" WIDTH="{x1 - x0}" '
-                       f'HEIGHT="{y1 - y0}">')
+                       f'HEIGHT="{y1 - y0}"{tag}>')
             for i in block:
                 line = page["lines"][i]
                 out.append(f'<TextLine ID="line_{pre}{i + 1}" {_pos(line["box"])}>')
@@ -382,6 +390,9 @@ def alto(record: dict, name: str) -> str:
                                f'{_pos(word["box"])} WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
                 out.append("</TextLine>")
             out.append("</TextBlock>")
+        figures = [r for r in page.get("regions") or [] if r["type"] == "figure"]
+        for n, r in enumerate(figures, 1):   # figures found by the layout model (their text is in TextBlocks)
+            out.append(f'<Illustration ID="illustration_{pre}{n}" TYPE="figure" {_pos(r["box"])}/>')
         out += ["</PrintSpace>", "</Page>"]
     out += ["</Layout>", "</alto>"]
     return "\n".join(out)

@@ -144,12 +144,30 @@ def test_csv_xlsx_markdown_and_hocr_hold_the_cells(table_runs):
     assert [d.get("class") for d in hocr.iter(f"{ns}div") if d.get("class") == "ocr_table"] == ["ocr_table"]
 
 
-def test_markdown_of_a_region_page_has_a_title_heading_and_the_table(table_runs):
+def test_markdown_and_alto_of_a_region_page_say_title_table_and_figure(table_runs):
+    import numpy as np
     from retto import export
+    from retto.regions import iou
     result, gt, page, _text = table_runs["region_report"]
     md = export.render({**result, "path": "p.png"}, "md")
     title = next(r for r in page["regions"] if r["type"] == "title")
     assert md.splitlines()[2] == "# Quarterly Stock Report", md   # header paragraph, blank line, the title
     assert "| Product | Colour | Stock | Price |" in md and title
     alto = export.render({**result, "path": "p.png"}, "alto")
-    assert alto.count("<TextBlock") == len(result["blocks"])
+    alto_schema().validate(alto)   # ALTO 4.2 as published: Tags, TAGREFS and Illustration in their places
+    ns = {"a": "http://www.loc.gov/standards/alto/ns-v4#"}
+    root = ET.fromstring(alto)
+    tags = {t.get("ID"): t.get("LABEL") for t in root.iterfind(".//a:LayoutTag", ns)}
+    kinds = [tags[b.get("TAGREFS")] for b in root.iterfind(".//a:TextBlock", ns)]
+    assert kinds == [b["type"] for b in result["blocks"]] and kinds[0] == "header" and "title" in kinds
+    figure = next(r for r in page["regions"] if r["type"] == "figure")
+    ill = root.find(".//a:Illustration", ns)
+    x, y, w, h = (float(ill.get(k)) for k in ("HPOS", "VPOS", "WIDTH", "HEIGHT"))
+    assert iou(np.asarray([x, y, x + w, y + h]), np.asarray([figure["box"]], dtype=float))[0] >= 0.7
+
+
+def alto_schema():
+    import xmlschema
+    schemas = ROOT / "tests" / "schemas"
+    return xmlschema.XMLSchema(str(schemas / "alto-4-2.xsd"), allow="local",
+                               locations=[("http://www.w3.org/1999/xlink", str(schemas / "xlink.xsd"))])
