@@ -30,6 +30,10 @@ KEEP_EMPTY = ("figure", "table", "equation")   # regions reported even when no l
 # cells filled.
 MAYBE_TABLE = ("equation", "figure")
 MAYBE_TABLE_LINES = 4
+# ... but a figure filling the whole picture (touching 3 or 4 of its edges) is a screenshot or a photo, never
+# tried as a table (the labelled dark_ui screenshot: figure 0.96 over the whole image, and its menus, side bar
+# and settings list made one bogus grid).
+EDGE_SLACK = 0.005
 
 
 def rect(quad) -> tuple:
@@ -63,7 +67,8 @@ class Regions:
         for k, (kind, score, box) in enumerate(found):
             weak = kind == "table" and score < regions.SCORE_MIN
             mine = [i for i in kept if owner.get(i) == k]
-            if kind != "table" and not (kind in MAYBE_TABLE and len(mine) >= MAYBE_TABLE_LINES):
+            if kind != "table" and not (kind in MAYBE_TABLE and len(mine) >= MAYBE_TABLE_LINES
+                                        and not (kind == "figure" and _fills(box, w, h))):
                 continue
             t = await self._table(page, box, mine) if self.p.config.layout.tables else None
             if t is not None and ((kind == "table" and not weak) or _grid_like(t)):
@@ -123,6 +128,8 @@ class Regions:
             found += self._words(page, i)
         filled = tables.fill(cells, cell_boxes, found)
         rows, cols = tables.shape(cells)
+        if not _explains(lines, filled, rows):
+            return None
         out_cells, line_order = [], []
         for c in sorted(range(len(cells)), key=lambda k: (cells[k]["row"], cells[k]["col"])):
             ws = _reading_order(filled[c])
@@ -177,6 +184,25 @@ class Regions:
             mine = sorted(position[i] for i, o in owner.items() if o == k and i in position)
             if mine or name in KEEP_EMPTY:
                 page.regions.append({"type": name, "score": score, "box": quad(r), "lines": mine})
+
+
+def _explains(lines: list, filled: list, rows: int) -> bool:
+    """Whether a grid fits the lines it was found over: not more rows than lines, and at most a quarter of the
+    lines torn between cells (a detector box run across two cells of a borderless table is torn; a grid laid
+    over prose tears most lines). The labelled deposition transcript, called a table at 0.52, gave 74 rows for
+    51 lines, most of them torn."""
+    cells_of = {}
+    for k, ws in enumerate(filled):
+        for wd in ws:
+            cells_of.setdefault(wd[2], set()).add(k)
+    torn = sum(1 for c in cells_of.values() if len(c) > 1)
+    return rows <= max(2, len(lines)) and torn * 4 <= len(lines)
+
+
+def _fills(box, w: int, h: int) -> bool:
+    """Whether a region touches at least 3 edges of the w x h picture."""
+    dx, dy = max(2.0, EDGE_SLACK * w), max(2.0, EDGE_SLACK * h)
+    return sum((box[0] <= dx, box[1] <= dy, box[2] >= w - dx, box[3] >= h - dy)) >= 3
 
 
 def _grid_like(table: dict) -> bool:
