@@ -35,11 +35,16 @@ SCORED_REGIONS = ("header", "title", "text", "figure", "figure_caption", "table"
 
 
 @pytest.fixture(scope="session")
-def table_runs():
-    """name -> (result dict, ground truth) for every generated table and region page; read once."""
+def tables_worker():
     from retto.ort_worker import OrtWorker
+    return OrtWorker(threads=THREADS)
+
+
+@pytest.fixture(scope="session")
+def table_runs(tables_worker):
+    """name -> (result dict, ground truth) for every generated table and region page; read once."""
     make_tables.main([])   # idempotent: skips rendering when the stamp matches
-    session = OrtWorker(threads=THREADS).session({"layout": {"regions": True, "tables": True}})
+    session = tables_worker.session({"layout": {"regions": True, "tables": True}})
     runs = {}
     for name in TABLES + PAGES:
         result = session.run(make_tables.OUT / f"{name}.png")
@@ -171,3 +176,27 @@ def alto_schema():
     schemas = ROOT / "tests" / "schemas"
     return xmlschema.XMLSchema(str(schemas / "alto-4-2.xsd"), allow="local",
                                locations=[("http://www.w3.org/1999/xlink", str(schemas / "xlink.xsd"))])
+
+
+def test_labelled_pages_ruled_table_reads_row_by_row_and_no_false_tables(tables_worker):
+    """The labelled pages (scripts/make_testset.py): the ruled table, read column by column without tables
+    (reading-order CER ~64 %), reads row by row with them; a UI screenshot (one figure over the whole picture)
+    and a deposition transcript (a weak "table" whose grid tears its lines) get no table."""
+    from ocr_metrics import score_page
+    from retto.export import page_lines
+    pages = ROOT / "tests" / "testset" / "pages"
+    on = tables_worker.session({"layout": {"regions": True, "tables": True}})
+    off = tables_worker.session()
+
+    def order_cer(session, name):
+        result = session.run(pages / f"{name}.png").to_dict()
+        gt = json.loads((pages / f"{name}.gt.json").read_text(encoding="utf-8"))
+        text = " ".join(page_lines(result)).replace("\t", " ")
+        return score_page([{"text": text, "box": [[0, 0], [1, 0], [1, 1], [0, 1]]}], gt)["order_cer"], result
+
+    with_tables, result = order_cer(on, "hard_table_ruled")
+    without, _ = order_cer(off, "hard_table_ruled")
+    refkit.REPORT_TABLES.append(f"tables: hard_table_ruled reading-order CER {without:.1%} off -> {with_tables:.1%} on")
+    assert len(result["tables"]) == 1 and with_tables < 0.03 and without > 0.3
+    for name in ("dark_ui", "hard_deposition"):
+        assert order_cer(on, name)[1]["tables"] == [], name
