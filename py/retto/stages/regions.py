@@ -4,8 +4,7 @@ the cells of each table from its table model, and the reading order rebuilt arou
 - Each kept line belongs to the region holding most of its box (at least half); a table, a header or a footer
   wins over a text region that overlaps it.
 - Reading order: the header's lines first, the footer's last; a table is one unit, read row by row, placed
-  before the first body block that starts below it and overlaps it horizontally; the rest of the body is ordered
-  by layout.py as before. Each block says its type (the region type of most of its lines, else "text").
+  where layout.py's XY-cut puts one box over its area among the body's lines. Each block says its type (the region type of most of its lines, else "text").
 - A table's cells hold the recognised words whose centre falls in them (tables.fill), so a line the detector
   ran across two cells is split between them.
 Boxes stay in upright-image pixels here; page.result maps them to the image as given.
@@ -158,15 +157,30 @@ class Regions:
         head = by_y([i for i in kept if kind.get(i) == "header" and i not in in_table])
         foot = by_y([i for i in kept if kind.get(i) == "footer" and i not in in_table])
         body = [i for i in kept if i not in in_table and kind.get(i) not in ("header", "footer")]
-        order, groups, block_quads = layout.analyse([page.lines.boxes[i] for i in body])
-        units = [{"lines": [body[order[p]] for p in g], "box": q} for g, q in zip(groups, block_quads)]
+        # Each table goes into the XY-cut as one box over its area, so the body is cut around it as it was with
+        # the table's lines in place (without it, two columns beside and below a table would be read apart).
+        order, groups, block_quads = layout.analyse([page.lines.boxes[i] for i in body] +
+                                                    [t["box"] for t in found_tables])
+        units = []
+        for g, q in zip(groups, block_quads):
+            text = []
+            for pos in g:
+                n = order[pos]
+                if n < len(body):
+                    text.append(body[n])
+                    continue
+                if text:
+                    units.append({"lines": text, "box": quad(_union(page, text))})
+                    text = []
+                k = n - len(body)
+                units.append({"lines": found_tables[k]["lines"], "box": found_tables[k]["box"], "type": "table",
+                              "table": k})
+            if text:
+                whole = len(text) == len(g)
+                units.append({"lines": text, "box": q if whole else quad(_union(page, text))})
         for u in units:
-            u["type"] = Counter(kind.get(i, "text") for i in u["lines"]).most_common(1)[0][0]
-        for k, t in sorted(enumerate(found_tables), key=lambda kt: rect(kt[1]["box"])[1]):
-            top, left, right = rect(t["box"])[1], rect(t["box"])[0], rect(t["box"])[2]
-            at = next((n for n, u in enumerate(units) if rect(u["box"])[1] > top
-                       and rect(u["box"])[0] < right and rect(u["box"])[2] > left), len(units))
-            units.insert(at, {"lines": t["lines"], "box": t["box"], "type": "table", "table": k})
+            if "type" not in u:
+                u["type"] = Counter(kind.get(i, "text") for i in u["lines"]).most_common(1)[0][0]
         if head:
             units.insert(0, {"lines": head, "box": quad(_union(page, head)), "type": "header"})
         if foot:
