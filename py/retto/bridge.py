@@ -266,6 +266,21 @@ def page_record(recognize_json: str, page: int, dpi) -> str:
     return json.dumps(record(out["result"], int(page), None if dpi is None else int(dpi)), ensure_ascii=False)
 
 
+def text_layer_mode(session) -> str:
+    """document.text_layer of the session's config: "ocr" (the worker skips the text), "text" or "auto"."""
+    return session.config.document.text_layer
+
+
+def text_page(session, items_json: str, images_json: str, width_pt: float, height_pt: float, width_px: int,
+              height_px: int, page: int, dpi) -> str:
+    """A PDF page's record read from its pdf.js text items (retto.text_layer decides), or "" to read it by OCR."""
+    from .document import page_record as record
+    from .text_layer import page_result
+    result = page_result(json.loads(items_json), json.loads(images_json), float(width_pt), float(height_pt),
+                         int(width_px), int(height_px), session.config.document.text_layer)
+    return json.dumps(record(result, int(page), dpi, source="text")) if result else ""
+
+
 def page_failure(page: int, code: str, message: str) -> str:
     """The error record of a page that could not be rendered (pdf.js failed on it)."""
     from .document import page_error

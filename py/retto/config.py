@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from . import char_filter, text_layer
 from .errors import INVALID_CONFIG, RettoError
 
 
@@ -56,6 +57,10 @@ class RecConfig:
                                     # with reread_below > 0, which switches the stage on)
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
                                     # this times the ink height (words.add_missing_spaces); 0: off (reference)
+    allow: str | tuple = ""         # read only these characters: a class (digits, latin, uppercase, lowercase,
+                                    # punctuation, symbols, han, kana, hangul, space), literal characters, or a
+                                    # list of both (char_filter.py); "": every character of the model
+    block: str | tuple = ""         # never read these characters (same forms); "": none blocked
 
 
 @dataclass
@@ -76,6 +81,8 @@ class LayoutConfig:
 @dataclass
 class DocumentConfig:
     dpi: int = 200                  # PDF pages are rendered at this resolution (both runtimes)
+    text_layer: str = "ocr"         # "auto" | "ocr" | "text": read a page's own text layer instead of OCR
+                                    # (text_layer.py; both runtimes; "ocr" keeps every PDF read as before)
     max_pages: int = 500            # refuse longer PDFs (pdf_too_many_pages): a stated bound on one input's work
     # Page budgets checked before rendering (retto.pdf_guard; past one: the page error pdf_page_too_complex).
     max_page_operators: int = 1_000_000     # drawing operators per page, forms counted each time drawn
@@ -105,6 +112,8 @@ class Config:
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
+        char_filter.validate(self.rec.allow, self.rec.block)
+        text_layer.check_mode(self.document.text_layer)
         d = self.document
         if min(d.dpi, d.max_pages, d.max_page_operators, d.max_content_bytes, d.max_image_pixels) < 1:
             raise RettoError(INVALID_CONFIG, "document.dpi, max_pages, max_page_operators, max_content_bytes and "

@@ -3,7 +3,8 @@
 Pure Python, used by both runtimes: the CLI (pages rendered by pypdfium2, `retto.pdf_native`) and the browser
 (pages rendered by pdf.js, records built here through Pyodide). Records are plain JSON-ready dicts:
 
-- page record: a page's `OcrResult.to_dict()` plus `page` (1-based) and, for a rendered PDF page, `dpi`;
+- page record: a page's `OcrResult.to_dict()` plus `page` (1-based), `source` ("ocr", or "text" for a page read
+  from its own text layer, retto.text_layer) and, for a rendered PDF page, `dpi`;
   a page that failed: `{"page", "error": {"code", "message"}}`.
 - document record: `{"path", "kind": "pdf", "page_count", "pages": [page records], "warnings"?}`.
 - an image input stays the single-page result record it always was (no `pages`).
@@ -28,8 +29,9 @@ def is_pdf(data: bytes) -> bool:
     return b"%PDF-" in head and not head.startswith(IMAGE_MAGIC)
 
 
-def page_record(result_dict: dict, page: int, dpi: int | None = None) -> dict:
-    record = {"page": page, **result_dict}
+def page_record(result_dict: dict, page: int, dpi: int | None = None, source: str = "ocr") -> dict:
+    """source: "ocr" (read from the rendered page) or "text" (the page's own text layer, retto.text_layer)."""
+    record = {"page": page, **result_dict, "source": source}
     if dpi is not None:
         record["dpi"] = dpi
     return record

@@ -19,6 +19,7 @@ import re
 from xml.sax.saxutils import escape, quoteattr
 
 from . import __version__
+from .line_metrics import language, measure, set_languages
 
 TEXT_FORMATS = ("json", "jsonl", "text", "tsv", "md", "hocr", "alto")
 BINARY_FORMATS = ("pdf",)
@@ -298,6 +299,7 @@ def hocr(record: dict, name: str) -> str:
         if "error" in page:
             continue
         w, h = page["image"]["width"], page["image"]["height"]
+        languages = set_languages(page)
         title = f"image {json.dumps(name)}; " + (f"ppageno {p - 1}; " if document else "") + f"bbox 0 0 {w} {h}"
         out.append(f'<div class="ocr_page" id="page_{p}" title={xml_attr(title)}>')
         types = [b.get("type") for b in page.get("blocks") or []]
@@ -311,7 +313,9 @@ def hocr(record: dict, name: str) -> str:
             for i in block:
                 line = page["lines"][i]
                 x0, y0, x1, y1 = bounds(line["box"])
-                out.append(f'<span class="ocr_line" id="line_{p}_{i + 1}" title="bbox {x0} {y0} {x1} {y1}">')
+                lang = language(line["text"], languages)
+                out.append(f'<span class="ocr_line" id="line_{p}_{i + 1}"' + (f' lang="{lang}"' if lang else "")
+                           + f' title="bbox {x0} {y0} {x1} {y1}; {_hocr_metrics(line)}">')
                 for word in line_words(line):
                     n_word += 1
                     wx0, wy0, wx1, wy1 = bounds(word["box"])
@@ -329,6 +333,20 @@ def hocr(record: dict, name: str) -> str:
 # hOCR classes of typed blocks (page regions); any other block is an ocr_carea.
 HOCR_CLASS = {"header": "ocr_header", "footer": "ocr_footer", "figure_caption": "ocr_caption",
               "table_caption": "ocr_caption", "table": "ocr_table"}
+
+
+def _hocr_metrics(line: dict) -> str:
+    """The line properties hOCR consumers need besides bbox (Scribe.js drops a line without `baseline`)."""
+    m = measure(line)
+    props = f"baseline {m.slope:g} {m.offset:g}; x_size {m.x_size:g}; x_descenders {m.x_descenders:g}; " \
+            f"x_ascenders {m.x_ascenders:g}"
+    return props + (f"; textangle {m.textangle}" if m.textangle is not None else "")
+
+
+def _alto_baseline(line: dict) -> str:
+    """ALTO 4.2 BASELINE: the polyline the glyphs rest on, "x1,y1 x2,y2" in page pixels."""
+    (lx, ly), (rx, ry) = measure(line).baseline
+    return f"{round(lx)},{round(ly)} {round(rx)},{round(ry)}"
 
 
 def _union(boxes: list) -> tuple:
@@ -368,6 +386,7 @@ def alto(record: dict, name: str) -> str:
             continue
         pre = f"{p}_" if document else ""
         types = [b.get("type") for b in page.get("blocks") or []]
+        languages = set_languages(page)
         w, h = page["image"]["width"], page["image"]["height"]
         out += [f'<Page ID="page_{p}" PHYSICAL_IMG_NR="{p}" WIDTH="{w}" HEIGHT="{h}">',
                 f'<PrintSpace HPOS="0" VPOS="0" WIDTH="{w}" HEIGHT="{h}">']
@@ -381,7 +400,9 @@ def alto(record: dict, name: str) -> str:
                        f'HEIGHT="{y1 - y0}"{tag}>')
             for i in block:
                 line = page["lines"][i]
-                out.append(f'<TextLine ID="line_{pre}{i + 1}" {_pos(line["box"])}>')
+                lang = language(line["text"], languages)
+                out.append(f'<TextLine ID="line_{pre}{i + 1}" {_pos(line["box"])} BASELINE="{_alto_baseline(line)}"'
+                           + (f' LANG="{lang}"' if lang else "") + ">")
                 for k, word in enumerate(line_words(line)):
                     n_word += 1
                     if k:

@@ -1,4 +1,4 @@
-"""Model sets: one data file per set (models/sets/<name>.json) is the single source of every model fact.
+"""Model sets: one data file per set (py/retto/sets/<name>.json, package data) is the single source of every model fact.
 
 A set file holds, per role (det, cls, rec and an optional dictionary file), where the file comes from (a registry
 package, pinned by sha256), its own sha256 and size; where the recognition dictionary comes from (the rec model's
@@ -6,7 +6,8 @@ ONNX metadata or a shipped file); the input constraints; whether WebGL can run i
 differ from the reference defaults. Python derives its Config from it; the browser gets the same facts through
 the asset manifest (scripts/assemble_web_assets.py) and hands the set back to Python as JSON.
 
-Pure Python (no onnxruntime), so it also runs in Pyodide. On disk the fetched files live in models/<name>/.
+Pure Python (no onnxruntime), so it also runs in Pyodide. The fetched files live in <models dir>/<name>/ (see
+models.default_models_dir; `retto models fetch` puts them there).
 """
 from __future__ import annotations
 
@@ -132,8 +133,13 @@ def merge(base: dict, over: dict) -> dict:
     return out
 
 
+PACKAGED_SETS = Path(__file__).resolve().parent / "sets"
+
+
 def sets_dir(models_dir: Path | None = None) -> Path:
-    return Path(models_dir or default_models_dir()) / "sets"
+    """The set files: the models folder's own sets/*.json when it has some (sets of your own), else the package's."""
+    own = Path(models_dir or default_models_dir()) / "sets"
+    return own if any(own.glob("*.json")) else PACKAGED_SETS
 
 
 def available(models_dir: Path | None = None) -> list:
@@ -173,18 +179,22 @@ def read_file(model_set: ModelSet, role: str, models_dir: Path | None = None) ->
     """One of the set's fetched files, refused unless its sha256 matches the set file."""
     path = set_dir(model_set, models_dir) / model_set.local_name(role)
     if not path.exists():
-        raise RettoError(MODEL_MISSING, f"{model_set.name} {role} file {path} is missing; "
-                                        "run the setup step (scripts/fetch_models.py)")
+        raise RettoError(MODEL_MISSING, f"{model_set.name} {role} file {path} is missing: run "
+                                        f"`retto models fetch {model_set.name}` to download the model set.")
     data = path.read_bytes()
     verify(role, data, model_set.files[role]["sha256"], str(path))
     return data
 
 
-def describe(sets: list) -> str:
-    """The `retto --list-models` table."""
+def describe(sets: list, models_dir: Path | None = None) -> str:
+    """The `retto models list` table: each set, its size, and whether its files are in the models folder."""
+    from .model_fetch import is_fetched   # native only (subprocess, zipfile): not needed by the browser
+    folder = Path(models_dir or default_models_dir())
     rows = []
     for s in sets:
         mark = " (default)" if s.default else ""
         gl = "" if s.webgl.get("supported") else "; no WebGL"
-        rows.append(f"{s.name:<18} {s.label}{mark}\n{'':<18} {s.download_bytes / 1e6:.1f} MB{gl}. {s.summary}")
-    return "\n".join(rows)
+        state = "fetched" if is_fetched(s, folder) else f"not fetched: retto models fetch {s.name}"
+        rows.append(f"{s.name:<18} {s.label}{mark}\n{'':<18} {s.download_bytes / 1e6:.1f} MB{gl}. {s.summary}"
+                    f"\n{'':<18} {state}")
+    return "\n".join(rows + [f"models folder: {folder} (set RETTO_MODELS_DIR or --models-dir to change it)"])

@@ -5,17 +5,35 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 from .errors import MODEL_INTEGRITY, MODEL_MISSING, RettoError
 
 
 def default_models_dir() -> Path:
-    """$RETTO_MODELS_DIR, else the repository's models/ next to py/ (set files in sets/, fetched files per set)."""
+    """Where the fetched model files live (one folder per set): $RETTO_MODELS_DIR; else, when retto runs from a
+    source checkout (py/pyproject.toml next to this package), the repository's models/; else the user cache."""
     env = os.environ.get("RETTO_MODELS_DIR")
     if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "models"
+        return Path(env).expanduser()
+    package = Path(__file__).resolve().parent
+    if (package.parent / "pyproject.toml").is_file():
+        return package.parents[1] / "models"
+    return user_cache_dir() / "models"
+
+
+def user_cache_dir() -> Path:
+    """The platform's per-user cache folder for retto (the rule platformdirs follows, without the dependency):
+    %LOCALAPPDATA%\\retto\\Cache on Windows, ~/Library/Caches/retto on macOS, $XDG_CACHE_HOME/retto (an absolute
+    path, else ~/.cache/retto) elsewhere."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "retto" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "retto"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "retto"
 
 
 def sha256(data: bytes) -> str:

@@ -6,6 +6,8 @@ form layer (forms are never initialised), as RGB uint8.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -36,8 +38,9 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
     return pdfium.PdfDocument(handle)
 
 
-def pdf_pages(data: bytes, cfg: Config):
-    """(page_count, iterator of (page_no, rgb ndarray | RettoError, dpi, warning | None)). Whole-document errors
+def pdf_pages(data: bytes, cfg: Config, with_text: bool = False):
+    """(page_count, iterator of (page_no, rgb ndarray | RettoError, dpi, warning | None)); with_text, each tuple
+    also ends with the page's text layer (`page_text`'s tuple, or None when the page failed). Whole-document errors
     (encrypted, broken, empty, too many pages) are raised here, before any page is rendered; a page that cannot
     be rendered is yielded as its RettoError and the next page follows. `data` must stay alive while iterating
     (PDFium reads from it), which the iterator itself ensures."""
@@ -54,25 +57,81 @@ def pdf_pages(data: bytes, cfg: Config):
     except BaseException:
         doc.close()
         raise
-    return count, _iter_pages(doc, data, cfg, guard, count)
+    return count, _iter_pages(doc, data, cfg, guard, count, with_text)
 
 
-def _iter_pages(doc: pdfium.PdfDocument, data: bytes, cfg: Config, guard: PageGuard, count: int):
+def _iter_pages(doc: pdfium.PdfDocument, data: bytes, cfg: Config, guard: PageGuard, count: int,
+                with_text: bool = False):
     try:
         for index in range(count):
+            text = None
             try:
                 over = guard.check(index)
                 if over is not None:
                     raise over
                 rgb, dpi, warning = render_page(doc, index, cfg.document.dpi, cfg.global_.max_pixels)
+                if with_text:
+                    try:
+                        text = page_text(doc, index)
+                    except Exception:   # an unreadable text layer: the page is read by OCR instead
+                        text = None
             except RettoError as err:
                 rgb, dpi, warning = err, None, None
             except Exception as exc:   # PDFium refusing one page must not end the document
                 rgb, dpi, warning = RettoError(INTERNAL_ERROR, f"the page could not be rendered: {exc}"), None, None
-            yield index + 1, rgb, dpi, warning
+            yield (index + 1, rgb, dpi, warning, text) if with_text else (index + 1, rgb, dpi, warning)
     finally:
         doc.close()
         del data
+
+
+def page_text(doc: pdfium.PdfDocument, index: int):
+    """(text items, image rectangles, width_pt, height_pt) of page `index` for retto.text_layer: one item per
+    character PDFium finds (its origin on the baseline, its advance from the loose box, its font size), and the
+    bounds of the page's image objects; points, top-left origin, as displayed (PDFium's page-to-device mapping
+    at 1 pixel per point applies the page's /Rotate and box origin)."""
+    page = doc[index]
+    try:
+        width_pt, height_pt = page.get_size()
+        textpage = page.get_textpage()
+        try:
+            items = []
+            raw = textpage.raw
+            x, y = ctypes.c_double(), ctypes.c_double()
+            for i in range(textpage.count_chars()):
+                code = pdfium_c.FPDFText_GetUnicode(raw, i)
+                ch = chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else ""
+                if pdfium_c.FPDFText_IsGenerated(raw, i) == 1 or not ch or ch in "\r\n":
+                    ch = " "    # PDFium's own word and line breaks: a break, not a character of the page
+                size = pdfium_c.FPDFText_GetFontSize(raw, i)
+                if not pdfium_c.FPDFText_GetCharOrigin(raw, i, x, y):
+                    continue
+                left, _bottom, right, _top = textpage.get_charbox(i, loose=True)
+                (ox, oy), (rx, _ry) = _to_display(page, width_pt, height_pt, (x.value, y.value), (right, y.value))
+                (lx, _ly), _ = _to_display(page, width_pt, height_pt, (left, y.value), (left, y.value))
+                items.append({"text": ch, "x": min(ox, lx), "y": oy, "w": abs(rx - min(ox, lx)), "size": size})
+        finally:
+            textpage.close()
+        images = []
+        for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)):
+            left, bottom, right, top = obj.get_bounds()
+            (x0, y0), (x1, y1) = _to_display(page, width_pt, height_pt, (left, bottom), (right, top))
+            images.append([min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)])
+    finally:
+        page.close()
+    return items, images, width_pt, height_pt
+
+
+def _to_display(page, width_pt, height_pt, *points):
+    """Page-space points -> display points (top-left origin, /Rotate applied), via PDFium at 1 px per point
+    (scaled by 16 so its whole-pixel rounding stays under 1/16 pt)."""
+    out = []
+    dx, dy = ctypes.c_int(), ctypes.c_int()
+    for px, py in points:
+        pdfium_c.FPDF_PageToDevice(page.raw, 0, 0, round(width_pt * 16), round(height_pt * 16), 0,
+                                   ctypes.c_double(px), ctypes.c_double(py), dx, dy)
+        out.append((dx.value / 16, dy.value / 16))
+    return out
 
 
 def render_page(doc: pdfium.PdfDocument, index: int, dpi: int, max_pixels: int):

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from .char_filter import class_mask
 from .errors import INFERENCE_FAILED, RettoError
 
 
@@ -17,15 +18,16 @@ class Pipeline:
         self.config = config
         self.labels = labels                    # class index -> character of the rec model
         self.extra_labels = extra_labels or {}  # role -> labels, for other recognisers (the re-reading one)
+        # rec.allow / rec.block as a 0/1 vector per recogniser (None: every class), applied to its output here.
+        rec_cfg = config.rec
+        self.masks = {role: class_mask(lab, rec_cfg.allow, rec_cfg.block)
+                      for role, lab in {"rec": labels, **self.extra_labels}.items()}
 
     def has(self, role: str) -> bool:
         """Whether the worker runs this model (and, for a second recogniser, its dictionary is known)."""
         roles = getattr(self.worker, "roles", None)
         there = role in roles if roles is not None else role in ("det", "cls", "rec")
         return there and (role != "reread" or role in self.extra_labels)
-
-    async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
-        return np.asarray(await self._call(role, x, page, False), dtype=np.float32)
 
     async def infer_all(self, role: str, x: np.ndarray, page) -> list:
         """Every output of a model with several (the layout and table models), in the model's order."""
@@ -49,6 +51,14 @@ class Pipeline:
         infer = page.timings["infer"]
         infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
         return out
+
+    async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
+        out = np.asarray(await self._call(role, x, page, False), dtype=np.float32)
+        mask = self.masks.get(role)
+        if mask is None or out.shape[-1] != mask.size:   # a wrong class count is ctc_decode's error to name
+            return out
+        return out * mask   # [N, T, C] * [C]: a masked class can never be chosen
+
 
 async def run_stage(stage, page):
     """Run one stage on the page, adding its wall time to page.timings[stage.name]."""

@@ -41,7 +41,7 @@ class OcrResult:
     backend: dict = field(default_factory=dict)   # what actually ran det / cls / rec
     versions: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
-    model_set: str | None = None                  # which model set read it (models/sets/<name>.json)
+    model_set: str | None = None                  # which model set read it (py/retto/sets/<name>.json)
     page_angle: int = 0                           # 0/90/180/270: the clockwise turn of the page that was undone
     page_angle_confidence: float | None = None    # the evidence for page_angle, 0..1 (None: not checked)
     blocks: list = field(default_factory=list)    # [{"box": quad, "lines": [indexes into lines], "type"?,

@@ -1,5 +1,6 @@
 // The main-thread client API: progress, input types, queueing, cancel, crash replacement, terminate.
-import { expect, test } from './fixtures.js';
+import { join } from 'node:path';
+import { DATA, expect, runNative, test } from './fixtures.js';
 
 test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
   await app.open();
@@ -85,6 +86,45 @@ test('progress events, every input type, concurrent calls queued not interleaved
     return { first: window.ocr.info.python.start, start: o.info.python.start, texts: r.lines.map((l) => l.text) };
   });
   expect(second).toEqual({ first: 'fresh', start: 'snapshot', texts: base.texts });
+
+  // One more engine, with allow: 'digits' (config.rec.allow) and document.text_layer 'auto': an image reads only
+  // digits; a text PDF gives its own words (source text, no OCR, so no digit filter either); a scan stamped with
+  // one line of text is read by OCR. Each as `retto --allow digits --text-layer auto` reads it, boxes within 1 pt.
+  await runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]);
+  const both = await app.page.evaluate(async () => {
+    const o = await window.Retto.create({ backend: 'wasm', allow: 'digits', config: { document: { text_layer: 'auto' } } });
+    const read = async (path) => o.recognize(await (await fetch(`/__testdata__/${path}`)).arrayBuffer());
+    const image = await read('baiona.png');
+    const text = await read('pdf/text.pdf');
+    const stamped = await read('pdf/stamped.pdf');
+    o.terminate();
+    return { digits: image.lines.map((l) => [l.text, l.box]), text: text.pages[0], stamped: stamped.pages[0] };
+  });
+  const digits = both.digits;
+  const nativeRun = async (path) => JSON.parse(await runNative(['-m', 'retto', '--inputs', join(DATA, path),
+    '--allow', 'digits', '--text-layer', 'auto', '--no-progress', '--threads', '1']))[0];
+  const native = (await nativeRun('baiona.png')).lines.map((l) => [l.text, l.box]);
+  const [nativeText, nativeStamped] = [(await nativeRun('pdf/text.pdf')).pages[0], (await nativeRun('pdf/stamped.pdf')).pages[0]];
+  expect([both.text.source, nativeText.source, both.stamped.source, nativeStamped.source]).toEqual(['text', 'text', 'ocr', 'ocr']);
+  expect(both.text.lines.map((l) => l.text)).toEqual(['Invoice 2026-114 for the garden works',
+    'Total due: 1,250.00 EUR by 31 March', 'Thank you for your business.']);
+  const words = (page) => page.lines.flatMap((l) => l.words.map((w) => [w.text, w.box.flat().map((v) => v * 72 / page.dpi)]));
+  const [ours, theirs] = [words(both.text), words(nativeText)];
+  expect(ours.map(([t]) => t)).toEqual(theirs.map(([t]) => t));
+  ours.forEach(([t, box], i) => box.forEach((v, k) => expect(Math.abs(v - theirs[i][1][k]), `${t} ${k}: ${box} vs ${theirs[i][1]}`).toBeLessThanOrEqual(1)));
+  // The stamped scan's picture is scaled into its page, which pdf.js and PDFium resample differently, so its OCR
+  // text may differ by a character (pdf.spec.js compares OCR of 1:1 pages exactly). Both read the stamp by OCR,
+  // through the digit filter: its date as digits alone, not the text layer's "Received 2026-03-01".
+  for (const p of [both.stamped, nativeStamped]) expect(p.lines.map((l) => l.text.trim())).toContain('20260301');
+  expect(digits.every(([t]) => /^[0-9 ]*$/.test(t))).toBe(true);
+  expect(digits.some(([t]) => /[0-9]{4}/.test(t))).toBe(true);
+  expect(digits.map(([t]) => t)).toEqual(native.map(([t]) => t));
+  for (const [i, [, box]] of digits.entries()) {
+    box.forEach(([x, y], k) => {
+      expect(Math.abs(x - native[i][1][k][0])).toBeLessThanOrEqual(1);
+      expect(Math.abs(y - native[i][1][k][1])).toBeLessThanOrEqual(1);
+    });
+  }
 });
 
 test('AbortSignal cancels (running and queued), and the next call works', async ({ app }) => {

@@ -7,7 +7,9 @@ import { diffResults } from './compare.js';
 
 const MANIFEST = JSON.parse(readFileSync(join(DIST, 'assets', 'manifest.json'), 'utf8'));
 const SETS = Object.keys(MANIFEST.model_sets);
-const IMAGES = ['baiona.png', 'typewriter.png'];
+// One image a set: the default set's parity on full pages is parity.spec.js's; here each set's own models and
+// dictionary are what is checked (baiona.png: 17 lines, Latin and accented map labels).
+const IMAGES = ['baiona.png'];
 
 test('the build ships every model set and names one default', () => {
   expect(SETS.sort()).toEqual(['ppocr-v4', 'ppocr-v5-mobile', 'ppocr-v6-small', 'ppocr-v6-tiny']);

@@ -16,7 +16,7 @@ async function boot(app, name, options) {
 const texts = (result) => result.lines.map((l) => l.text);
 
 // WebGL runs the sets whose set file says so (their ops have WebGL kernels after the rewrites): PP-OCRv4 here.
-test('webgl: the full pipeline on a real crop gives the texts wasm gives; every model ran on WebGL', async ({ app }) => {
+test('webgl: the full pipeline on a real crop gives the texts wasm gives; every model ran on WebGL; a new bucket made mid-job while the heap grows', async ({ app }) => {
   const png = await cropPng('baiona.png', BAIONA_FOUR_LABELS);
   await app.open();
   await boot(app, 'wasm', { backend: 'wasm', models: 'ppocr-v4' });
@@ -33,6 +33,20 @@ test('webgl: the full pipeline on a real crop gives the texts wasm gives; every 
   expect(info.canary.det.webgl.input).toEqual([1, 3, 64, 64]); // small: bucket sessions come later, lazily
   expect(info.canary.rec.webgl.argmaxMismatches).toBe(0);
 
+  // The first image is the first of its det bucket (800 px tall, upscaled to 736 wide): that bucket's session
+  // is stamped (in Pyodide) while Python awaits the run, and it must succeed on the first try. What a real page
+  // does by itself, made certain: the Python heap grows while the bucket model is stamped (a big page leaves
+  // little free heap), and growing wasm memory detaches every typed-array view of it taken before.
+  await app.page.evaluate(() => window.gl.evalPython(`
+import pyodide_js
+_stamp = _retto_stamp.__globals__["stamp_shapes"]
+def _stamp_growing_the_heap(*args):
+    size, hold = pyodide_js._module.HEAPU8.length, []
+    while pyodide_js._module.HEAPU8.length == size:
+        hold.append(bytearray(16 << 20))
+    del hold
+    return _stamp(*args)
+_retto_stamp.__globals__["stamp_shapes"] = _stamp_growing_the_heap`));
   const gl = await app.recognize(png, { ocr: 'gl' });
   expect(gl.error).toBeUndefined();
   expect(gl.result.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl' });

@@ -64,6 +64,17 @@ def vector_text_pdf(lines=VECTOR_LINES, size_pt: float = 16) -> bytes:
     return bytes(pdf.output())
 
 
+def stamped_scan_pdf(image=None) -> bytes:
+    """A scanned page (baiona.png filling it) with one line of real text on top, as a stamp: partial text."""
+    pdf = _pdf()
+    pdf.add_font("DejaVu", fname=str(DEJAVU))
+    pdf.add_page(format=(400, 420))
+    pdf.image(str(image or Path(__file__).resolve().parents[1] / "data" / "baiona.png"), x=0, y=0, w=400, h=420)
+    pdf.set_font("DejaVu", size=10)
+    pdf.text(10, 410, "Received 2026-03-01")
+    return bytes(pdf.output())
+
+
 def blank_pdf(pages: int = 1, sizes=None) -> bytes:
     """Empty white pages, 200 x 200 pt each, or of the given (width, height) sizes in points."""
     pdf = _pdf()

@@ -171,11 +171,12 @@ def texts(result: dict) -> list[str]:
     return [line["text"] for line in result["lines"]]
 
 
-@pytest.mark.parametrize("name", ["typewriter", "linn", "baiona"])
+@pytest.mark.parametrize("name", ["typewriter", "baiona"])
 def test_bucket_plumbing_leaves_results_unchanged(name, retto_worker, reference_runs, image_paths):
     """With a bucket for every size the pipeline makes (every det side a multiple of 32, every rec width), the
     only padding left is the batch one (zero images in cls/rec batches of 6): the results must be identical to
-    the plain pipeline's -- the split/pad/slice plumbing changes nothing."""
+    the plain pipeline's -- the split/pad/slice plumbing changes nothing. (linn.png is left out: 81 lines through
+    the same code path cost minutes of suite time and add no case.)"""
     plain = reference_runs(name)["ours"]
     exact_fit = BucketWorker(retto_worker, det_buckets=range(32, 8001, 32), rec_widths=range(1, 8001))
     got = Session(exact_fit, retto_worker.charset).run(image_paths[name].read_bytes()).to_dict()

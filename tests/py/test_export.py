@@ -45,8 +45,10 @@ def test_hocr_parses_as_xhtml_with_page_lines_and_words():
     page = root.find(f".//{XHTML}div[@class='ocr_page']")
     assert page.get("title") == 'image "scan & co.png"; bbox 0 0 400 200'
     lines = root.findall(f".//{XHTML}span[@class='ocr_line']")
-    assert [ln.get("title") for ln in lines] == ["bbox 10 10 210 40", "bbox 10 50 201 80", "bbox 10 90 200 120",
-                                                 "bbox 10 150 120 180"]
+    assert [ln.get("title").split(";")[0] for ln in lines] == ["bbox 10 10 210 40", "bbox 10 50 201 80",
+                                                               "bbox 10 90 200 120", "bbox 10 150 120 180"]
+    # A level 30 px line: the glyphs rest a fifth of its height above its bottom (line_metrics).
+    assert lines[0].get("title") == "bbox 10 10 210 40; baseline 0 -6; x_size 30; x_descenders 6; x_ascenders 6"
     words = root.findall(f".//{XHTML}span[@class='ocrx_word']")
     assert [w.text for w in words] == ["Fish", "&", '"chips"', "a well-known exam-", "ple of it", "Next para"]
     assert words[1].get("title") == "bbox 80 10 95 40; x_wconf 50"

@@ -84,7 +84,7 @@ def test_cli_lists_sets_in_words_and_prints_a_sets_config():
         assert s.name in proc.stdout and s.label in proc.stdout
     assert "(default)" in proc.stdout
     cfg = json.loads(cli("--models", "ppocr-v6-tiny", "--print-config").stdout)
-    set_file = json.loads((ROOT / "models" / "sets" / "ppocr-v6-tiny.json").read_text(encoding="utf-8"))
+    set_file = json.loads((ROOT / "py" / "retto" / "sets" / "ppocr-v6-tiny.json").read_text(encoding="utf-8"))
     assert cfg["det"]["box_thresh"] == set_file["config"]["det"]["box_thresh"] != 0.5   # the set's, not the reference
     bad = cli("--models", "klingon", "--images", str(PAGES / "dark_ui.png"))
     assert bad.returncode == 2 and "invalid_config" in bad.stderr and "ppocr-v5-mobile" in bad.stderr

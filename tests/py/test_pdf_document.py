@@ -48,7 +48,7 @@ def test_page_count_limits_name_the_key_that_raises_them():
 
 def test_records():
     page = document.page_record({"image": {"width": 1, "height": 1}, "lines": []}, 2, dpi=150)
-    assert page == {"page": 2, "image": {"width": 1, "height": 1}, "lines": [], "dpi": 150}
+    assert page == {"page": 2, "image": {"width": 1, "height": 1}, "lines": [], "source": "ocr", "dpi": 150}
     assert "dpi" not in document.page_record({"lines": []}, 1)
     failed = document.page_error(3, "invalid_image", "no")
     assert failed == {"page": 3, "error": {"code": "invalid_image", "message": "no"}}

@@ -1,6 +1,6 @@
 // A host page's TypeScript against the shipped declarations (tests/py/test_types.py runs tsc --strict on it).
 // The lines marked @ts-expect-error are misuses: tsc fails if any of them type-checks.
-import { Retto, RettoError, type OcrResult, type DocumentRecord } from '../../web/types/retto-ocr.js';
+import { Retto, RettoError, defaultPoolSize, type OcrResult, type DocumentRecord } from '../../web/types/retto-ocr.js';
 
 const el = document.querySelector('retto-ocr');
 if (el) {
@@ -33,10 +33,11 @@ if (el) {
 }
 
 const made: HTMLElementTagNameMap['retto-ocr'] = document.createElement('retto-ocr');
+made.allow = 'digits';
 document.addEventListener('retto-result', (e) => console.log(e.detail.model_set));
 
 async function client(): Promise<void> {
-  const ocr = await Retto.create({ models: 'ppocr-v5-mobile', backend: { det: 'webgpu', rec: 'wasm' },
+  const ocr = await Retto.create({ models: 'ppocr-v5-mobile', backend: { det: 'webgpu', rec: 'wasm' }, allow: 'digits',
     onProgress: (ev) => console.log(ev.stage) });
   try {
     const r = await ocr.recognize(new ArrayBuffer(8), { signal: new AbortController().signal });
@@ -52,3 +53,13 @@ async function client(): Promise<void> {
   await ocr.recognize('scan.png');
 }
 void client;
+
+async function pool(): Promise<void> {
+  const p = await Retto.createPool({ workers: 2, backend: 'wasm' });
+  const all: Array<OcrResult | DocumentRecord> = await p.recognizeAll([new Blob(), new ArrayBuffer(8)]);
+  console.log(all.length, p.size, defaultPoolSize({ cores: 4, memoryGB: 8 }));
+  // @ts-expect-error: workers is a number
+  await Retto.createPool({ workers: 'two' });
+  p.terminate();
+}
+void pool;

@@ -37,6 +37,10 @@ export class RettoOcrElement extends HTMLElement {
   backend: 'auto' | BackendName;
   /** Attribute models: a model set's name; '' = the build's default set. */
   models: string;
+  /** Attribute allow: read only these characters, a class ("digits", "latin", ...) or the characters; '' = all. */
+  allow: string;
+  /** Attribute block: never read these characters (same forms as allow); '' = none. */
+  block: string;
   /** Attribute asset-base (default: assets/ next to retto-ocr.js). */
   assetBase: string;
   /** Attribute show-boxes. */

@@ -92,6 +92,11 @@ export interface CreateOptions {
   backend?: BackendChoice;
   /** The CLI's --config: section -> option -> value, e.g. {det: {box_thresh: 0.6}}. */
   config?: Record<string, Record<string, unknown>>;
+  /** Read only these characters (config.rec.allow): a class ("digits", "latin", "uppercase", "lowercase",
+   *  "punctuation", "symbols", "han", "kana", "hangul", "space"), the characters themselves, or a list of both. */
+  allow?: string | string[];
+  /** Never read these characters (config.rec.block), same forms as allow. */
+  block?: string | string[];
   /** Where assets/ is (default: assets/ under the page's base URL). */
   assetBase?: string | URL;
   onProgress?: (event: ProgressEvent) => void;
@@ -112,6 +117,8 @@ export interface RecognizeOptions {
   onPage?: (page: PageEvent) => void;
   /** A PDF record's `path` (default: the File's name). */
   name?: string;
+  /** A PDF: read only these page numbers (from 1; numbers past the end are ignored). The pool splits a PDF so. */
+  pages?: number[];
 }
 
 export type ExportFormat = 'json' | 'jsonl' | 'text' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf';
@@ -119,9 +126,31 @@ export type ExportRecord = (OcrResult & { path?: string }) | DocumentRecord;
 
 export const EXPORT_FORMATS: Record<ExportFormat, { type: string; ext: string }>;
 
+export interface PoolOptions extends CreateOptions {
+  /** Workers (default: defaultPoolSize()). `threads` defaults to cores / workers (at least 1) for each. */
+  workers?: number;
+}
+
+/** Workers for a machine: one per core, at most one per 1.5 GB of memory, at least 1 (defaults: navigator's). */
+export function defaultPoolSize(machine?: { cores?: number; memoryGB?: number }): number;
+
+/** Several workers reading files and a PDF's pages in parallel; results as one Retto's, in the same order. */
+export class RettoPool {
+  readonly size: number;
+  readonly info: EngineInfo;
+  recognize(input: RecognizeInput, options?: RecognizeOptions): Promise<OcrResult | DocumentRecord>;
+  /** Every input, spread over the workers; results in the order given (rejects with the first error). */
+  recognizeAll(inputs: Iterable<RecognizeInput>, options?: RecognizeOptions): Promise<Array<OcrResult | DocumentRecord>>;
+  export(record: ExportRecord | ExportRecord[], format: ExportFormat,
+    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string }): Promise<Blob>;
+  terminate(): void;
+}
+
 export class Retto {
   /** Boots a worker (Pyodide + onnxruntime-web + models); resolves when it can recognize. */
   static create(options?: CreateOptions): Promise<Retto>;
+  /** Boots a pool of workers (see RettoPool). */
+  static createPool(options?: PoolOptions): Promise<RettoPool>;
   static modelSets(options?: { assetBase?: string | URL }): Promise<ModelSetSummary[]>;
   readonly info: EngineInfo;
   readonly boots: number;

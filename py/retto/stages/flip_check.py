@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cls
-from .recognition import read_batch
+from .recognition import read_crops
 
 
 class FlipCheck:
@@ -27,13 +27,12 @@ class FlipCheck:
         # whose reading that way scores higher takes it, and its angle goes back to 0.
         scratch = [np.ascontiguousarray(np.rot90(c, 2)) if a == 180 else c for c, a in zip(crops, angles)]
 
-        def better(i, _text, score):
-            if angles[i] == 180 and score > page.texts[i][1]:
-                angles[i] = 0
-                crops[i] = scratch[i]   # later stages (re-reading) see the line the way it now reads
-                return True
-            return False
         for batch in cls.batches_by_aspect(crops, self.p.config.rec.batch_size):
-            if any(angles[i] == 180 for i in batch):
-                await read_batch(self.p, page, scratch, batch, replace=better)
+            if not any(angles[i] == 180 for i in batch):
+                continue
+            for i, (text, score, spans) in zip(batch, await read_crops(self.p, page, scratch, batch)):
+                if angles[i] == 180 and score > page.texts[i][1]:
+                    angles[i] = 0
+                    crops[i] = scratch[i]   # later stages (re-reading) see the line the way it now reads
+                    page.texts[i], page.spans[i] = (text, score), spans
         return page

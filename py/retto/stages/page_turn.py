@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import cls, page_orientation, rec
+from .. import page_orientation
 from ..pipeline import run_stage
+from .recognition import read_scores
 
 
 class PageTurn:
@@ -51,13 +52,7 @@ class PageTurn:
         sample = page_orientation.sample_lines(found.quads, "horizontal")
         if not sample:
             return None
-        scores = {}
-        for idx in cls.batches_by_aspect([found.crops[i] for i in sample], self.p.config.rec.batch_size):
-            chosen = [sample[k] for k in idx]
-            probs = await self.p.infer("rec", rec.preprocess(found.crops, chosen, self.p.config.rec), page)
-            for i, (_text, score) in zip(chosen, rec.ctc_decode(probs, self.p.labels)):
-                scores[i] = score
-        return float(np.mean(list(scores.values())))
+        return float(np.mean(await read_scores(self.p, page, [found.crops[i] for i in sample])))
 
     async def _page_angle(self, page, force: bool = False) -> int:
         """The page's clockwise turn from its lines: the axis from the boxes; the half turn from reading a sample
@@ -76,10 +71,6 @@ class PageTurn:
         as_found = [found.crops[i] if found.angles[i] == 0 else np.ascontiguousarray(np.rot90(found.crops[i], 2))
                     for i in sample]
         pool = as_found + [np.ascontiguousarray(np.rot90(c, 2)) for c in as_found]
-        scores = [0.0] * len(pool)
-        for idx in cls.batches_by_aspect(pool, self.p.config.rec.batch_size):
-            probs = await self.p.infer("rec", rec.preprocess(pool, idx, self.p.config.rec), page)
-            for j, (_text, score) in zip(idx, rec.ctc_decode(probs, self.p.labels)):
-                scores[j] = score
+        scores = await read_scores(self.p, page, pool)
         k = len(sample)
         return page_orientation.decide(axis, float(np.mean(scores[:k])), float(np.mean(scores[k:])))

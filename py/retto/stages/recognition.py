@@ -25,14 +25,15 @@ class Recognition:
         return page
 
 
-async def read_batch(p, page, crops: list, idx: list, replace=None, role: str = "rec") -> None:
-    """Recognise crops[idx] as one batch with the `role` recogniser into page.texts and page.spans (only where
-    replace(i, text, score) says so, if given). Word breaks the recogniser dropped are restored from the crop's
-    ink where rec.word_gap is set (words.add_missing_spaces)."""
+async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list:
+    """Recognise crops[idx] as one batch with the `role` recogniser: [(text, score, spans)] in idx order, spans
+    being the words along each crop (words.word_spans). Word breaks the recogniser dropped are restored from the
+    crop's ink where rec.word_gap is set (words.add_missing_spaces)."""
     cfg = p.config.rec
     labels = p.labels if role == "rec" else p.extra_labels[role]
     x = rec.preprocess(crops, idx, cfg)
     probs = await p.infer(role, x, page)
+    out = []
     for j, (i, (text, score)) in enumerate(zip(idx, rec.ctc_decode(probs, labels))):
         width = cls.content_width(crops[i], cfg.height, x.shape[3])
         steps = words.ctc_steps(probs[j])
@@ -40,6 +41,23 @@ async def read_batch(p, page, crops: list, idx: list, replace=None, role: str = 
             crop_px_per_step = (x.shape[3] / probs.shape[1]) * crops[i].shape[1] / width
             steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap)
             text = "".join(labels[c] for c, *_ in steps)
-        if replace is None or replace(i, text, score):
-            page.texts[i] = (text, score)
-            page.spans[i] = words.word_spans(steps, labels, probs.shape[1], x.shape[3], width)
+        out.append((text, score, words.word_spans(steps, labels, probs.shape[1], x.shape[3], width)))
+    return out
+
+
+async def read_batch(p, page, crops: list, idx: list) -> None:
+    """Recognise crops[idx] as one batch into page.texts and page.spans."""
+    for i, (text, score, spans) in zip(idx, await read_crops(p, page, crops, idx)):
+        page.texts[i] = (text, score)
+        page.spans[i] = spans
+
+
+async def read_scores(p, page, crops: list) -> list:
+    """The `rec` recogniser's score for each crop (batched by aspect; texts and word spans not needed): the
+    evidence the orientation and stack stages compare."""
+    out = [0.0] * len(crops)
+    for idx in cls.batches_by_aspect(crops, p.config.rec.batch_size) if crops else []:
+        probs = await p.infer("rec", rec.preprocess(crops, idx, p.config.rec), page)
+        for i, (_text, score) in zip(idx, rec.ctc_decode(probs, p.labels)):
+            out[i] = score
+    return out

@@ -7,7 +7,7 @@ below rec.reread_word_below (one bad word in a long line hardly moves the line's
 from __future__ import annotations
 
 from .. import cls
-from .recognition import read_batch
+from .recognition import read_crops
 
 RESURRECT = 0.9   # the re-reading score a line the first pass dropped needs to be kept
 
@@ -40,15 +40,14 @@ class Reread:
 
         keep = self.p.config.global_.text_score
 
-        def take(i, text, score):
-            # A line the first recogniser scored as no text (below global.text_score: a speck the detector
-            # boxed) is only brought back when the larger one is sure of it.
-            if text and (page.texts[i][1] >= keep or score >= RESURRECT):
-                page.reread.append(i)
-                return True
-            return False
         for batch in cls.batches_by_aspect(chosen, cfg.batch_size):
-            await read_batch(self.p, page, crops, [idx[k] for k in batch], replace=take, role="reread")
+            lines = [idx[k] for k in batch]
+            for i, (text, score, spans) in zip(lines, await read_crops(self.p, page, crops, lines, role="reread")):
+                # A line the first recogniser scored as no text (below global.text_score: a speck the detector
+                # boxed) is only brought back when the larger one is sure of it.
+                if text and (page.texts[i][1] >= keep or score >= RESURRECT):
+                    page.texts[i], page.spans[i] = (text, score), spans
+                    page.reread.append(i)
             done += len(batch)
             page.notify("reread", {"done": done, "total": len(idx)})
         page.reread.sort()

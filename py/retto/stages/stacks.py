@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import cls, rec
 from ..crop import crop_line, is_turned
 from ..page import Lines
 from ..words import ink_mask
 from .detection import to_source
+from .recognition import read_scores
 
 MIN_ROWS = 2          # fewer rows than this is not a stack
 ROW_SPREAD = 2.0      # every row's height within this factor of the median row height
@@ -60,14 +60,6 @@ class SplitStacks:
     def __init__(self, pipeline):
         self.p = pipeline
 
-    async def _scores(self, crops: list, page) -> list:
-        out = [0.0] * len(crops)
-        for idx in cls.batches_by_aspect(crops, self.p.config.rec.batch_size):
-            probs = await self.p.infer("rec", rec.preprocess(crops, idx, self.p.config.rec), page)
-            for i, (_text, score) in zip(idx, rec.ctc_decode(probs, self.p.labels)):
-                out[i] = score
-        return out
-
     async def run(self, page):
         found = page.lines
         if page.page_angle or not found.quads:
@@ -80,13 +72,13 @@ class SplitStacks:
                     stacks[i] = rows
         if not stacks:
             return page
-        line_scores = await self._scores([found.crops[i] for i in stacks], page)
+        line_scores = await read_scores(self.p, page, [found.crops[i] for i in stacks])
         row_crops = {i: [crop_line(page.work, r) for r in rows] for i, rows in stacks.items()}
         # An even sample of each stack's rows, spread from top to bottom.
         picks = {i: sorted({int(round(j)) for j in np.linspace(0, len(rows) - 1, min(SAMPLE, len(rows)))})
                  for i, rows in stacks.items()}
         sample = [row_crops[i][j] for i in stacks for j in picks[i]]
-        sample_scores = await self._scores(sample, page)
+        sample_scores = await read_scores(self.p, page, sample)
         split, k = {}, 0
         for i, line_score in zip(stacks, line_scores):
             mine = sample_scores[k:k + len(picks[i])]

@@ -3,7 +3,8 @@
 //
 //   const ocr = await Retto.create({ models: 'ppocr-v5-mobile' (a model set; default: the build's default set),
 //                                    backend: 'auto' | 'wasm' | 'webgpu' | 'webgl' | {det, cls, rec}, assetBase,
-//                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress });
+//                                    config: {det: {box_thresh: 0.6}, ...} (the CLI's --config), onProgress,
+//                                    allow: 'digits', block: '' (config.rec.allow / rec.block: a class or characters) });
 //   await Retto.modelSets({assetBase}) lists the sets: [{name, label, summary, languages, bytes, default, webgl}].
 // Robustness options: watchdogMs (default 120000: a job with no sign of life for that long counts as a crash;
 // 0 disables it), abortGraceMs (default 2000: a running job that ignores an abort this long is ended with its
@@ -23,6 +24,9 @@
 // 'pdf' (searchable PDF) needs the input: source = the image or PDF file the record was read from; a list of
 // records with { sources } makes one multi-page PDF.
 //   ocr.terminate();
+
+import { clientAssetBase as defaultAssetBase, startWorker } from './build_paths.js';
+import { defaultPoolSize, RettoPool } from './pool.js';
 
 export class RettoError extends Error {
   /** code: invalid_image | image_too_large | model_integrity | model_missing | backend_unavailable |
@@ -46,9 +50,6 @@ const DEFAULT_IDLE_RECYCLE_BYTES = 280e6;
 const IDLE_RECYCLE_MS = 1500;
 const REBOOT_DELAY_MS = 5000; // the ended worker's memory (its wasm heaps, onnxruntime's threads) takes seconds to go
 
-function defaultAssetBase() {
-  return new URL('assets/', document.baseURI).href;
-}
 
 /** One worker and its pending requests; the client swaps in a new one when this one crashes. */
 class WorkerHandle {
@@ -58,8 +59,7 @@ class WorkerHandle {
     this.dead = false;
     this.watchdogMs = watchdogMs;
     this.heapBytes = 0; // the worker's wasm heap after its last job
-    // Written inline: Vite bundles a worker only in this exact form (new Worker(new URL('…', import.meta.url))).
-    this.worker = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module', name: 'retto-ocr' });
+    this.worker = startWorker(options.assetBase);
     this.heard = false; // no message yet: an error now means the worker script itself did not load or run
     this.worker.onmessage = (ev) => { this.heard = true; this.onMessage(ev.data); };
     this.worker.onerror = (ev) => {
@@ -167,17 +167,25 @@ async function toMessage(input, maxPixels) {
 
 export class Retto {
   /** Boot a worker (Pyodide + onnxruntime-web + models); resolves when it is ready to recognize. */
-  static async create({ models, backend = 'auto', config, assetBase, onProgress, threads, diagnostics,
+  static async create({ models, backend = 'auto', config, allow, block, assetBase, onProgress, threads, diagnostics,
     watchdogMs = DEFAULT_WATCHDOG_MS, recycleHeapBytes = DEFAULT_RECYCLE_HEAP_BYTES,
     idleRecycleBytes = DEFAULT_IDLE_RECYCLE_BYTES,
     abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
+    // allow / block: shorthands for config.rec.allow / rec.block (read only / never these characters), which
+    // Python applies (retto.char_filter), as `retto --allow` does.
+    if (allow || block) config = { ...config, rec: { ...config?.rec, ...(allow ? { allow } : {}), ...(block ? { block } : {}) } };
     const r = new Retto({ models: models || undefined, backend, config,
       assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
       ...(diagnostics ? { diagnostics } : {}) }, { watchdogMs, recycleHeapBytes, idleRecycleBytes, abortGraceMs });
     await r.start(onProgress);
     return r;
+  }
+
+  /** A pool of `workers` clients reading files and PDF pages in parallel (./pool.js); other options as create. */
+  static createPool(options = {}) {
+    return RettoPool.create(Retto, options);
   }
 
   /** The model sets this build ships, in display order (read from the asset manifest; nothing is booted). */
@@ -286,11 +294,12 @@ export class Retto {
 
   /** OCR one image; resolves with the same JSON shape as native `result.to_dict()`. A PDF resolves with the
    *  document record (retto.document); name (default: the File's name) is its `path`. */
-  recognize(input, { signal, onProgress, onPage, name } = {}) {
+  recognize(input, { signal, onProgress, onPage, name, pages } = {}) {
     if (signal?.aborted) return Promise.reject(abortError());
     const job = this.enqueue(async (handle) => {
       const { msg, transfer } = await toMessage(input, this.info?.limits?.maxPixels);
       if (name) msg.name = name;
+      if (pages) msg.pages = pages; // a PDF: only these page numbers (the pool's share)
       const done = handle.request('recognize', msg, { transfer, onProgress, onPage });
       const id = handle.lastId();
       let grace = null;
@@ -335,6 +344,14 @@ export class Retto {
     });
   }
 
+  /** Whether bytes (a file's first 1024 are enough) are a PDF, by the CLI's rule (retto.document.is_pdf). */
+  isPdf(head) {
+    return this.enqueue(async (handle) => {
+      const copy = Uint8Array.from(head.subarray ? head : new Uint8Array(head));
+      return (await handle.request('sniff', { head: copy.buffer }, { transfer: [copy.buffer] })).result;
+    });
+  }
+
   /** Diagnostics (backend canary, tests): run one model on a raw float32 tensor. */
   runModel(name, data, dims) {
     return this.enqueue(async (handle) => {
@@ -362,4 +379,5 @@ export class Retto {
   }
 }
 
+export { defaultPoolSize, RettoPool };
 export default Retto;

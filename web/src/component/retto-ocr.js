@@ -5,7 +5,8 @@
 //
 // Attributes (and properties): src, backend ('auto' | 'wasm' | 'webgpu' | 'webgl'), models (a model set's name,
 // e.g. "ppocr-v6-tiny"; default: the build's default set), asset-base (default: assets/ next to this module),
-// show-boxes, fetch-timeout (ms for a src/URL download, default 30000), max-bytes (largest download, default
+// allow / block (read only / never these characters: a class such as "digits" or "latin", or the characters
+// themselves; config rec.allow / rec.block), show-boxes, fetch-timeout (ms for a src/URL download, default 30000), max-bytes (largest download, default
 // 200 MB: file_too_large past it), allow-cross-origin-redirects (follow a src that redirects to another origin;
 // refused by default, fetch_failed). The newest recognize() (or src) wins: an older call still resolves for its
 // caller, but its result and events never replace a newer one's. Method: recognize(blob | file | url) -> Promise<result JSON> (an image or a PDF; a PDF resolves
@@ -18,6 +19,7 @@
 // web worker (shared/engine.js). Styling: ::part(...) and --retto-* custom properties (retto-ocr.css).
 // Built alone (vite.component.config.js): dist/retto-ocr.js is one module, its worker in dist/assets/retto-ocr/,
 // so a host copies retto-ocr.js + assets/ and nothing else. Types: web/types/retto-ocr.d.ts.
+import { elementAssetBase } from '../client/build_paths.js';
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
@@ -27,9 +29,7 @@ import { ResultView } from '../shared/result_view.js';
 import ownCss from './retto-ocr.css?inline';
 import viewCss from '../shared/result_view.css?inline';
 
-// Built: assets/ sits next to this module in dist/. In the dev server, the app's public assets/.
-const DEFAULT_ASSET_BASE = import.meta.env.DEV ? new URL('/assets/', location.href).href
-  : new URL(/* @vite-ignore */ './assets/', import.meta.url).href;
+const DEFAULT_ASSET_BASE = elementAssetBase();
 
 let sheet = null; // one constructed stylesheet shared by every instance
 function styles() {
@@ -47,7 +47,7 @@ function describeEngine(info) {
 }
 
 export class RettoOcrElement extends HTMLElement {
-  static observedAttributes = ['src', 'backend', 'models', 'asset-base', 'show-boxes'];
+  static observedAttributes = ['src', 'backend', 'models', 'asset-base', 'show-boxes', 'allow', 'block'];
 
   static DEFAULT_FETCH_TIMEOUT_MS = 30_000;
   static DEFAULT_MAX_BYTES = 200 * 1024 * 1024; // the CLI's --max-file-bytes default
@@ -89,6 +89,10 @@ export class RettoOcrElement extends HTMLElement {
   set backend(v) { this.setAttribute('backend', v); }
   get models() { return this.getAttribute('models') || ''; } // '' = the build's default set
   set models(v) { if (v) this.setAttribute('models', v); else this.removeAttribute('models'); }
+  get allow() { return this.getAttribute('allow') || ''; } // read only these characters ('' = all)
+  set allow(v) { if (v) this.setAttribute('allow', v); else this.removeAttribute('allow'); }
+  get block() { return this.getAttribute('block') || ''; } // never read these characters
+  set block(v) { if (v) this.setAttribute('block', v); else this.removeAttribute('block'); }
   get assetBase() { return this.getAttribute('asset-base') || DEFAULT_ASSET_BASE; }
   set assetBase(v) { this.setAttribute('asset-base', v); }
   get fetchTimeout() { return positive(this.getAttribute('fetch-timeout'), RettoOcrElement.DEFAULT_FETCH_TIMEOUT_MS); }
@@ -103,7 +107,7 @@ export class RettoOcrElement extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (old === value) return;
     if (name === 'show-boxes') this.view.boxesVisible = this.showBoxes;
-    if ((name === 'backend' || name === 'models' || name === 'asset-base') && this.engineRef) this.connectEngine();
+    if (['backend', 'models', 'asset-base', 'allow', 'block'].includes(name) && this.engineRef) this.connectEngine();
     if (name === 'src' && value && this.isConnected) this.recognize(value).catch(() => {}); // reported as an event
   }
 
@@ -122,7 +126,8 @@ export class RettoOcrElement extends HTMLElement {
   connectEngine() {
     if (this.engineRef) releaseEngine(this.engineRef.key);
     this.info = null;
-    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase, models: this.models || undefined },
+    const ref = acquireEngine({ backend: this.backend, assetBase: this.assetBase, models: this.models || undefined,
+      allow: this.allow || undefined, block: this.block || undefined },
       (ev) => this.onProgress(ev));
     this.engineRef = ref;
     ref.engine.then((ocr) => {
@@ -383,7 +388,7 @@ async function toBlob(input, { timeoutMs, maxBytes, crossOriginRedirects }) {
 }
 
 // The client too, so a host that copied this one module can also script OCR without the element.
-export { Retto, RettoError, EXPORT_FORMATS } from '../client/retto.js';
+export { Retto, RettoError, RettoPool, defaultPoolSize, EXPORT_FORMATS } from '../client/retto.js';
 
 if (!customElements.get('retto-ocr')) customElements.define('retto-ocr', RettoOcrElement);
 export default RettoOcrElement;

@@ -5,23 +5,25 @@ import { Retto } from '../client/retto.js';
 const engines = new Map(); // key -> {promise, listeners:Set, refs, lastProgress, info}
 const RELEASE_DELAY_MS = 2000; // an element moved in the DOM disconnects and reconnects: don't kill the worker
 
-function keyOf(backend, assetBase, models) {
-  return `${backend}|${assetBase}|${models ?? ''}`; // no models: the build's default set
+function keyOf(backend, assetBase, models, allow, block) {
+  return `${backend}|${assetBase}|${models ?? ''}|${allow ?? ''}|${block ?? ''}`; // no models: the build's default set
 }
 
 /**
  * Get (or boot) the shared engine. onLoadProgress receives the loading events ({stage:'load', loaded, total})
  * of the boot in flight, also when another caller started it. Resolves to a Retto client.
  */
-export function acquireEngine({ backend = 'auto', assetBase, models }, onLoadProgress) {
+export function acquireEngine({ backend = 'auto', assetBase, models, allow, block }, onLoadProgress) {
   const base = new URL(assetBase, document.baseURI).href;
-  const key = keyOf(backend, base, models || undefined);
+  const key = keyOf(backend, base, models || undefined, allow || undefined, block || undefined);
   let entry = engines.get(key);
   if (!entry) {
     entry = { listeners: new Set(), refs: 0, lastProgress: null, releaseTimer: null };
     entry.promise = Retto.create({
       backend,
       models: models || undefined,
+      allow: allow || undefined,
+      block: block || undefined,
       assetBase: base,
       onProgress: (ev) => {
         entry.lastProgress = ev;

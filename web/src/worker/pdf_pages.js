@@ -129,6 +129,60 @@ function viewport(page) {
   return page.getViewport({ scale: 1 / (page.userUnit || 1) });
 }
 
+/** The page's text layer for retto.text_layer (which decides whether to use it): pdf.js getTextContent items as
+ *  {text, x, y (baseline), w (advance width), size} in points, top-left origin, as displayed; horizontal items
+ *  only. And the rectangles [x0, y0, x1, y1] its images are painted in (the operator list, with the graphics
+ *  state's transforms followed). Nothing is decided here. */
+export async function pageText(page) {
+  const { lib } = await pdfjs;
+  const { OPS, Util } = lib;
+  const vp = viewport(page);
+  const ops = await page.getOperatorList();
+  // Each font's glyph advances by character, from the glyphs the page shows: an item holding several words is
+  // split where its characters' advances put the spaces (getTextContent gives one box per item only).
+  const advances = new Map();
+  let font = null;
+  for (let i = 0; i < ops.fnArray.length; i++) {
+    if (ops.fnArray[i] === OPS.setFont) font = ops.argsArray[i][0];
+    else if (ops.fnArray[i] === OPS.showText && font) {
+      if (!advances.has(font)) advances.set(font, new Map());
+      for (const g of ops.argsArray[i][0]) if (g && typeof g === 'object' && g.unicode) advances.get(font).set(g.unicode, g.width);
+    }
+  }
+  const items = [];
+  for (const it of (await page.getTextContent()).items) {
+    if (!it.str) continue; // marked-content markers and empty end-of-line items
+    const [a, b, c, d, e, f] = Util.transform(vp.transform, it.transform);
+    if (Math.abs(b) > 1e-6 || Math.abs(c) > 1e-6 || a <= 0) continue; // turned text: left to OCR
+    const item = { text: it.str, x: e, y: f, w: it.width * vp.scale, size: Math.abs(d) };
+    const known = advances.get(it.fontName);
+    const adv = [...it.str].map((ch) => known?.get(ch));
+    if (adv.length === it.str.length && adv.every((v) => typeof v === 'number' && v >= 0)) item.advances = adv;
+    items.push(item);
+  }
+  const images = [];
+  const stack = [];
+  let ctm = [1, 0, 0, 1, 0, 0];
+  const paints = new Set([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject,
+    OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObjectGroup, OPS.paintImageMaskXObjectGroup]);
+  for (let i = 0; i < ops.fnArray.length; i++) {
+    const fn = ops.fnArray[i];
+    if (fn === OPS.save) stack.push(ctm);
+    else if (fn === OPS.restore) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
+    else if (fn === OPS.transform) ctm = Util.transform(ctm, ops.argsArray[i]);
+    else if (fn === OPS.paintFormXObjectBegin && ops.argsArray[i]?.[0]) { stack.push(ctm); ctm = Util.transform(ctm, ops.argsArray[i][0]); }
+    else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
+    else if (paints.has(fn)) { // an image fills the unit square of the current transform
+      const m = Util.transform(vp.transform, ctm);
+      const pts = [[0, 0], [1, 0], [0, 1], [1, 1]].map(([x, y]) => [x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]]);
+      const xs = pts.map((p) => p[0]);
+      const ys = pts.map((p) => p[1]);
+      images.push([Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]);
+    }
+  }
+  return { items, images };
+}
+
 export function closePdf(pdf) {
   return pdf?.destroy().catch(() => {});
 }

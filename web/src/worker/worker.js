@@ -1,8 +1,9 @@
 // The OCR web worker: boots Pyodide + onnxruntime-web once, then runs the unchanged py/retto pipeline per job.
 // Message protocol (client.js is the only sender):
 //   in:  init {options: {assetBase, backend, models, config, threads, diagnostics}} (diagnostics.noPythonSnapshot:
-//        start Python without its stored memory snapshot, to measure it) | recognize {kind, data, width, height, name}
-//        | export {record, format, sources, name} | abort {id} | runModel {name, data, dims}
+//        start Python without its stored memory snapshot, to measure it) | recognize {kind, data, width, height, name,
+//        pages (a PDF: read only these page numbers; the client's pool splits a document this way)}
+//        | export {record, format, sources, name} | sniff {head} (is it a PDF?) | abort {id} | runModel {name, data, dims}
 //        | python {code} (diagnostics) | crash (diagnostics: simulates an uncaught worker error)
 //   out: progress {event} | alive (a model call started: the client's watchdog) | ready {info}
 //        | page {page, pageCount, record, preview} (a PDF: each page as it is done) | result {result, stats}
@@ -140,7 +141,7 @@ async function recognize(id, msg) {
   try {
     const bytes = new Uint8Array(data);
     data = null; // only `bytes` holds the input now; nothing of it is kept after the job
-    if (kind === 'bytes' && s.bridge.is_pdf(bytes.subarray(0, 1024))) return await recognizeDocument(id, bytes, msg.name, signal, t0);
+    if (kind === 'bytes' && s.bridge.is_pdf(bytes.subarray(0, 1024))) return await recognizeDocument(id, bytes, msg, signal, t0);
     const out = JSON.parse(await s.bridge.recognize(s.session, s.pyWorker, kind, bytes, width ?? 0, height ?? 0, onProgress));
     if (out.error) return post({ type: 'error', id, error: out.error, heapBytes: heapBytes() });
     const wallMs = performance.now() - t0;
@@ -167,10 +168,11 @@ function pyError(json) {
 /** Each page: pdf.js renders it at the size retto.document decides, the unchanged RGBA path reads it, and a
  *  `page` message carries its record and a JPEG of the page (for display) as soon as it is done. A page that
  *  fails gets its error record; the others go on. Resolves with the document record (retto.document). */
-async function recognizeDocument(id, bytes, name, signal, t0) {
+async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
   const s = state.ready;
-  const { openPdf, pdfPage, renderPage, closePdf } = await pdfPages();
+  const { openPdf, pdfPage, renderPage, pageText, closePdf } = await pdfPages();
   await pdfPackages();
+  const textLayer = s.bridge.text_layer_mode(s.session); // document.text_layer: 'ocr' never looks at the text
   // Measured before pdf.js is given the bytes (it takes the buffer); each page is checked before it is drawn.
   const guard = s.bridge.pdf_guard(s.session, bytes);
   const limits = JSON.parse(s.bridge.pdf_limits(s.session));
@@ -192,6 +194,7 @@ async function recognizeDocument(id, bytes, name, signal, t0) {
     const pages = [];
     const warnings = [];
     for (let n = 1; n <= pageCount; n++) {
+      if (only && !only.includes(n)) continue; // a pool's share of the document (page numbers past the end: none)
       if (signal.aborted) throw new RettoWorkerError('aborted', 'recognition was cancelled');
       const onProgress = (stage, infoJson) => post({ type: 'progress', id,
         event: { stage, ...JSON.parse(infoJson), page: n, pageCount } });
@@ -206,12 +209,19 @@ async function recognizeDocument(id, bytes, name, signal, t0) {
         if (size.error) throw new RettoWorkerError(size.error.code, size.error.message);
         const [dpi, width, height, warning] = size;
         if (warning) warnings.push(`page ${n}: ${warning}`); // as the CLI words it
+        const text = textLayer === 'ocr' ? null : await pageText(page);
         const { canvas, rgba } = await renderPage(page, width, height);
         page.cleanup();
         preview = await previewOf(canvas);
         canvas.width = canvas.height = 0;
-        const out = await s.bridge.recognize(s.session, s.pyWorker, 'rgba', new Uint8Array(rgba), width, height, onProgress);
-        record = JSON.parse(s.bridge.page_record(out, n, dpi));
+        // retto.text_layer decides: the page's own text (source "text") or OCR ('' back).
+        const own = text && s.bridge.text_page(s.session, JSON.stringify(text.items), JSON.stringify(text.images),
+          widthPt, heightPt, width, height, n, dpi);
+        if (own) record = JSON.parse(own);
+        else {
+          const out = await s.bridge.recognize(s.session, s.pyWorker, 'rgba', new Uint8Array(rgba), width, height, onProgress);
+          record = JSON.parse(s.bridge.page_record(out, n, dpi));
+        }
       } catch (e) {
         const error = toErrorPayload(e);
         if (error.code === 'aborted' || !pyodideAlive()) throw e;
@@ -372,7 +382,8 @@ function onStrayError(ev) {
 }
 
 const handlers = { init: (id, m) => init(id, m.options).then((info) => post({ type: 'ready', id, info })),
-  recognize, export: exportRecord, runModel, python: runPython };
+  recognize, export: exportRecord, runModel, python: runPython,
+  sniff: (id, { head }) => post({ type: 'result', id, result: state.ready.bridge.is_pdf(new Uint8Array(head)) }) };
 
 async function onMessage(ev) {
   const msg = ev.data;
