@@ -37,6 +37,10 @@ class BridgeWorker:
             return await rec_windows.run_async(lambda window: self._run(role, window), x)
         return await self._run(role, x)
 
+    async def run_all(self, role: str, x) -> list:
+        """Every output of a model with several (layout, table), in the model's order."""
+        return await self._run(role, x, every=True)
+
     async def det(self, x):
         return await self._run("det", x)
 
@@ -46,7 +50,7 @@ class BridgeWorker:
     async def rec(self, x):
         return await self.run("rec", x)
 
-    async def _run(self, name: str, x) -> np.ndarray:
+    async def _run(self, name: str, x, every: bool = False):
         x = np.ascontiguousarray(x, dtype=np.float32)
         dims = to_js(list(x.shape))
         try:
@@ -61,9 +65,14 @@ class BridgeWorker:
         except JsException as e:
             raise _js_error(e) from None
         t0 = time.perf_counter()
+        outs = [self._copy_out(o) for o in res.outputs] if every else self._copy_out(res)
+        self.copy_out_ms += (time.perf_counter() - t0) * 1000.0
+        return outs
+
+    @staticmethod
+    def _copy_out(res) -> np.ndarray:
         out = np.empty(tuple(res.dims.to_py()), dtype=np.float32)
         res.data.assign_to(out)  # one memcpy from the JS Float32Array into numpy
-        self.copy_out_ms += (time.perf_counter() - t0) * 1000.0
         return out
 
 

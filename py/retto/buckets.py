@@ -135,6 +135,10 @@ class BucketWorker:
             return getattr(self, role)(x)
         return self.inner.run(role, x)
 
+    def run_all(self, role: str, x):
+        """Models with several outputs (layout, table: wasm only) go straight to the inner worker."""
+        return self.inner.run_all(role, x)
+
     @property
     def roles(self):
         return getattr(self.inner, "roles", set(ROLES))

@@ -69,6 +69,11 @@ class LayoutConfig:
                                     # "off": read the image as given, like the reference
     reading_order: str = "lines"    # "blocks": columns, titles and paragraphs (layout.py); "lines": the
                                     # reference's per-line sort (top to bottom, then left to right)
+    regions: bool = False           # page regions from the set's layout model (header, title, figure, caption,
+                                    # table, footer...): results gain `regions`, the reading order uses them
+                                    # (stages/regions.py)
+    tables: bool = False            # ... and each table region's cells from the set's table model (SLANet):
+                                    # results gain `tables` (needs regions)
     split_stacks: bool = False      # tall boxes that are stacks of short rows are read row by row when that
                                     # reads better (stages/stacks.py)
 
@@ -101,6 +106,8 @@ class Config:
         if self.layout.reading_order not in ("blocks", "lines"):
             raise RettoError(INVALID_CONFIG, "layout.reading_order must be 'blocks' or 'lines', "
                                              f"not {self.layout.reading_order!r}")
+        if self.layout.tables and not self.layout.regions:
+            raise RettoError(INVALID_CONFIG, "layout.tables needs layout.regions (tables are found as page regions)")
         if self.det.limit_type not in ("min", "max"):
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:

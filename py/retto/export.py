@@ -5,9 +5,15 @@ A record is one input's result dict (`OcrResult.to_dict()`) with its `path`, a d
 Text formats: json, jsonl, text, tsv, md (Markdown), hocr (hOCR 1.2: ocr_page / ocr_line / ocrx_word), alto
 (ALTO v4). Binary: pdf (`searchable_pdf`, in `retto.pdf_export`). Words come from each line's `words` (CTC word
 boxes) when present, else the line is one word.
+With page regions (layout.regions) blocks carry a `type`: titles become Markdown headings, headers, footers and
+captions hOCR ocr_header / ocr_footer / ocr_caption and ALTO tagged blocks. With tables (layout.tables) a table
+block reads row by row (cells separated by tabs in `text`, a pipe table in `md`), and each table exports alone as
+CSV (`table_csv`) or all of a record's tables as one XLSX workbook, a sheet per table (`tables_xlsx`).
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from xml.sax.saxutils import escape, quoteattr
@@ -121,14 +127,39 @@ def pages_of(record: dict) -> list:
     return [(1, record)]
 
 
+def table_rows(table: dict) -> list:
+    """A result table as rows of cell texts; a spanning cell's text sits in its first row and column."""
+    rows = [["" for _ in range(table["cols"])] for _ in range(table["rows"])]
+    for c in table["cells"]:
+        rows[c["row"]][c["col"]] = c["text"]
+    return rows
+
+
+def page_lines(page: dict) -> list:
+    """A page's text as lines in reading order; a table block as its rows, cells separated by tabs (how copied
+    text and `text` read a table: row by row, as a spreadsheet pastes it)."""
+    tables = page.get("tables") or []
+    blocks = page.get("blocks") or []
+    if not any("table" in b for b in blocks):
+        return [line["text"] for line in page["lines"]]
+    out = []
+    for b in blocks:
+        if "table" in b and b["table"] < len(tables):
+            out += ["\t".join(visible(c) for c in row) for row in table_rows(tables[b["table"]])]
+        else:
+            out += [page["lines"][i]["text"] for i in b["lines"]]
+    return out
+
+
 def text(record: dict, name: str) -> str:
-    """A header naming the input, then the lines; a document's pages separated by a form feed."""
+    """A header naming the input, then the lines (tables row by row); a document's pages separated by a form
+    feed."""
     pages = []
     for _, page in pages_of(record):
         if "error" in page:
             pages.append([f"ERROR {page['error']['code']}: {visible(page['error']['message'])}"])
         else:
-            pages.append([line["text"] for line in page["lines"]])
+            pages.append(page_lines(page))
     out = [f"== {visible(name)} =="] + pages[0]
     for lines in pages[1:]:
         out += [PAGE_BREAK_TEXT] + lines
@@ -175,9 +206,62 @@ def markdown(record: dict, name: str) -> str:
 def _markdown_page(page: dict) -> str:
     if "error" in page:
         return "*" + escape_md(f"ERROR {page['error']['code']}: {page['error']['message']}") + "*"
-    lines = page["lines"]
-    paras = [join_lines([lines[i]["text"] for i in block]) for block in blocks_of(page)]
-    return "\n\n".join(escape_md(p) for p in paras if p)
+    lines, tables = page["lines"], page.get("tables") or []
+    out = []
+    for block in page.get("blocks") or [{"lines": b} for b in blocks_of(page)]:
+        if "table" in block and block["table"] < len(tables):
+            out.append(markdown_table(tables[block["table"]]))
+            continue
+        para = join_lines([lines[i]["text"] for i in block["lines"]])
+        if para:
+            out.append(("# " if block.get("type") == "title" else "") + escape_md(para))
+    return "\n\n".join(out)
+
+
+def markdown_table(table: dict) -> str:
+    """A GFM pipe table: the first row is the header row (GFM needs one); pipes in cells escaped."""
+    rows = table_rows(table) or [[""]]
+    # Inline syntax escaped (a cell is never a block start, so "85.00" stays as it is); pipes end cells.
+    cell = lambda t: _MD_INLINE_RE.sub(lambda m: "\\" + m.group(), visible(t)).replace("|", "\\|") or " "  # noqa: E731
+    out = ["| " + " | ".join(cell(t) for t in rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    out += ["| " + " | ".join(cell(t) for t in row) + " |" for row in rows[1:]]
+    return "\n".join(out)
+
+
+def table_csv(table: dict) -> str:
+    """One table as CSV (RFC 4180 quoting by Python's csv module), a row per table row."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(table_rows(table))
+    return buf.getvalue()
+
+
+def record_tables(record: dict) -> list:
+    """(page number, table) pairs of every table a record's pages hold."""
+    return [(p, t) for p, page in pages_of(record) if "error" not in page for t in page.get("tables") or []]
+
+
+def tables_xlsx(record: dict) -> bytes:
+    """Every table of the record as an XLSX workbook, one sheet per table ("p1 t1"), spanning cells merged.
+    XlsxWriter (pure Python, also in Pyodide) writes it; cells are written as text, as they were read."""
+    import xlsxwriter   # loaded only when a workbook is asked for
+    found = record_tables(record)
+    if not found:
+        raise ValueError("this result has no table to export")
+    buf = io.BytesIO()
+    book = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
+                                     "strings_to_urls": False})
+    counts = {}
+    for page_no, table in found:
+        counts[page_no] = counts.get(page_no, 0) + 1
+        sheet = book.add_worksheet(f"p{page_no} t{counts[page_no]}")
+        for c in table["cells"]:
+            if c["row_span"] > 1 or c["col_span"] > 1:
+                sheet.merge_range(c["row"], c["col"], c["row"] + c["row_span"] - 1, c["col"] + c["col_span"] - 1,
+                                  c["text"])
+            else:
+                sheet.write_string(c["row"], c["col"], c["text"])
+    book.close()
+    return buf.getvalue()
 
 
 # Inline syntax anywhere in a line: emphasis, code spans, links and images, raw HTML and autolinks, strikethrough
@@ -205,7 +289,8 @@ def hocr(record: dict, name: str) -> str:
            "<head>", f"<title>{xml_text(name)}</title>",
            '<meta http-equiv="Content-Type" content="text/html;charset=utf-8" />',
            f'<meta name="ocr-system" content="retto {__version__}" />',
-           '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word" />']
+           '<meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_header ocr_footer ocr_caption ocr_table '
+           'ocr_par ocr_line ocrx_word" />']
     if document:
         out.append(f'<meta name="ocr-number-of-pages" content="{record.get("page_count", len(pages))}" />')
     out += ["</head>", "<body>"]
@@ -217,11 +302,13 @@ def hocr(record: dict, name: str) -> str:
         languages = set_languages(page)
         title = f"image {json.dumps(name)}; " + (f"ppageno {p - 1}; " if document else "") + f"bbox 0 0 {w} {h}"
         out.append(f'<div class="ocr_page" id="page_{p}" title={xml_attr(title)}>')
+        types = [b.get("type") for b in page.get("blocks") or []]
         for b, block in enumerate(blocks_of(page), 1):
             if not block:
                 continue
             bx = " ".join(map(str, _union([page["lines"][i]["box"] for i in block])))
-            out.append(f'<div class="ocr_carea" id="block_{p}_{b}" title="bbox {bx}">')
+            kind = HOCR_CLASS.get(types[b - 1] if b <= len(types) else None, "ocr_carea")
+            out.append(f'<div class="{kind}" id="block_{p}_{b}" title="bbox {bx}">')
             out.append(f'<p class="ocr_par" id="par_{p}_{b}" title="bbox {bx}">')
             for i in block:
                 line = page["lines"][i]
@@ -241,6 +328,11 @@ def hocr(record: dict, name: str) -> str:
         out.append("</div>")
     out += ["</body>", "</html>"]
     return "\n".join(out)
+
+
+# hOCR classes of typed blocks (page regions); any other block is an ocr_carea.
+HOCR_CLASS = {"header": "ocr_header", "footer": "ocr_footer", "figure_caption": "ocr_caption",
+              "table_caption": "ocr_caption", "table": "ocr_table"}
 
 
 def _hocr_metrics(line: dict) -> str:
@@ -282,12 +374,18 @@ def alto(record: dict, name: str) -> str:
            "<OCRProcessing ID=\"ocr_1\"><ocrProcessingStep><processingSoftware>"
            f"<softwareName>retto</softwareName><softwareVersion>{__version__}</softwareVersion>"
            "</processingSoftware></ocrProcessingStep></OCRProcessing>",
-           "</Description>", "<Layout>"]
+           "</Description>"]
+    typed = sorted({b["type"] for _, page in pages_of(record) if "error" not in page
+                    for b in page.get("blocks") or [] if b.get("type")})
+    if typed:   # page regions: one LayoutTag per block type, referenced by the blocks (TAGREFS)
+        out += ["<Tags>"] + [f'<LayoutTag ID="tag_{t}" LABEL="{t}"/>' for t in typed] + ["</Tags>"]
+    out.append("<Layout>")
     n_word = 0
     for p, page in pages_of(record):
         if "error" in page:
             continue
         pre = f"{p}_" if document else ""
+        types = [b.get("type") for b in page.get("blocks") or []]
         languages = set_languages(page)
         w, h = page["image"]["width"], page["image"]["height"]
         out += [f'<Page ID="page_{p}" PHYSICAL_IMG_NR="{p}" WIDTH="{w}" HEIGHT="{h}">',
@@ -296,8 +394,10 @@ def alto(record: dict, name: str) -> str:
             if not block:
                 continue
             x0, y0, x1, y1 = _union([page["lines"][i]["box"] for i in block])
+            kind = types[b - 1] if b <= len(types) else None
+            tag = f' TAGREFS="tag_{kind}"' if kind else ""
             out.append(f'<TextBlock ID="block_{pre}{b}" HPOS="{x0}" VPOS="{y0}" WIDTH="{x1 - x0}" '
-                       f'HEIGHT="{y1 - y0}">')
+                       f'HEIGHT="{y1 - y0}"{tag}>')
             for i in block:
                 line = page["lines"][i]
                 lang = language(line["text"], languages)
@@ -311,6 +411,9 @@ def alto(record: dict, name: str) -> str:
                                f'{_pos(word["box"])} WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
                 out.append("</TextLine>")
             out.append("</TextBlock>")
+        figures = [r for r in page.get("regions") or [] if r["type"] == "figure"]
+        for n, r in enumerate(figures, 1):   # figures found by the layout model (their text is in TextBlocks)
+            out.append(f'<Illustration ID="illustration_{pre}{n}" TYPE="figure" {_pos(r["box"])}/>')
         out += ["</PrintSpace>", "</Page>"]
     out += ["</Layout>", "</alto>"]
     return "\n".join(out)

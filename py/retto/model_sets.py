@@ -20,7 +20,8 @@ from .errors import INVALID_CONFIG, MODEL_INTEGRITY, MODEL_MISSING, RettoError
 from .models import default_models_dir, read_charset, verify
 
 ROLES = ("det", "cls", "rec")           # the models every set has
-OPTIONAL_ROLES = ("orient", "reread")   # page orientation (4 classes) and the re-reading recogniser (stages/)
+OPTIONAL_ROLES = ("orient", "reread", "layout", "table")   # page orientation (4 classes), the re-reading
+# recogniser, page regions (PicoDet CDLA) and table structure (SLANet): stages/
 DICT_ROLE = "dict"                      # the rec dictionary file; a re-reading recogniser's is "reread_dict"
 
 
@@ -65,7 +66,7 @@ class ModelSet:
 
     @property
     def model_roles(self) -> list:
-        """det, cls, rec, then the optional models the set has (orient, reread)."""
+        """det, cls, rec, then the optional models the set has (orient, reread, layout, table)."""
         return [r for r in (*ROLES, *OPTIONAL_ROLES) if r in self.files]
 
     def dictionary_of(self, role: str) -> dict | None:

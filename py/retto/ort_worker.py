@@ -143,14 +143,19 @@ class OrtWorker:
             return rec_windows.run(lambda window: self._session_run(role, window), x)
         return self._session_run(role, x)
 
-    def _session_run(self, role: str, x: np.ndarray) -> np.ndarray:
+    def run_all(self, role: str, x: np.ndarray) -> list:
+        """Every output of the model, in its order (the layout model has 8, the table model 2)."""
+        return self._session_run(role, x, every=True)
+
+    def _session_run(self, role: str, x: np.ndarray, every: bool = False):
         if role not in self._sessions:
             if role not in self.roles:
                 raise RettoError(BACKEND_UNAVAILABLE, f"model set {self.model_set.name} has no {role} model")
             self._open(role, model_sets.read_file(self.model_set, role, self._models_dir),
                        self.model_set.version(role))
         sess, name = self._sessions[role]
-        return sess.run(None, {name: np.ascontiguousarray(x, dtype=np.float32)})[0]
+        out = sess.run(None, {name: np.ascontiguousarray(x, dtype=np.float32)})
+        return out if every else out[0]
 
     def det(self, x):
         return self.run("det", x)

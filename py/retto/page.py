@@ -58,6 +58,8 @@ class Page:
     reread: list = field(default_factory=list)   # indexes of the lines the re-reading stage replaced
     order: list | None = None         # the kept lines' indexes in reading order (None: not decided yet)
     blocks: list = field(default_factory=list)   # [{"box": upright quad, "lines": [positions in order]}]
+    regions: list = field(default_factory=list)  # [{"type", "score", "box": upright quad, "lines"}] (stages/regions.py)
+    tables: list = field(default_factory=list)   # [{"box", "rows", "cols", "cells": [{..., "box"}], "block"}]
 
     @classmethod
     def decode(cls, image, config, notify) -> "Page":
@@ -96,11 +98,14 @@ class Page:
                 box=self.to_source(box), text=self.texts[i][0], score=self.texts[i][1], angle=found.angles[i],
                 words=[{"text": t, "score": sc, "box": self.to_source(words.span_quad(box, u0, u1, turned, flipped))}
                        for t, u0, u1, sc in self.spans[i]]))
-        blocks = [{"box": self.to_source(b["box"]), "lines": b["lines"]} for b in self.blocks]
+        blocks = [{**b, "box": self.to_source(b["box"])} for b in self.blocks]
+        regions = [{**r, "box": self.to_source(r["box"])} for r in self.regions]
+        tables = [{**t, "box": self.to_source(t["box"]),
+                   "cells": [{**c, "box": self.to_source(c["box"])} for c in t["cells"]]} for t in self.tables]
         self.timings["total"] = ms_since(t_total)
         self.timings["infer"] = {k: round(v, 3) for k, v in self.timings["infer"].items()}
         return OcrResult(width=self.width, height=self.height, lines=lines, timings=self.timings,
                          backend=dict(session.backend), versions=dict(session.versions),
                          warnings=list(session.warnings) + self.warnings, model_set=session.model_set,
                          page_angle=self.page_angle, page_angle_confidence=self.page_angle_confidence,
-                         blocks=blocks)
+                         blocks=blocks, regions=regions, tables=tables)

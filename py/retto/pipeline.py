@@ -29,12 +29,19 @@ class Pipeline:
         there = role in roles if roles is not None else role in ("det", "cls", "rec")
         return there and (role != "reread" or role in self.extra_labels)
 
-    async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
+    async def infer_all(self, role: str, x: np.ndarray, page) -> list:
+        """Every output of a model with several (the layout and table models), in the model's order."""
+        return [np.asarray(o, dtype=np.float32) for o in await self._call(role, x, page, True)]
+
+    async def _call(self, role: str, x: np.ndarray, page, every: bool):
         x = np.ascontiguousarray(x, dtype=np.float32)
         t0 = time.perf_counter()
         try:
-            run = getattr(self.worker, "run", None)
-            out = run(role, x) if run is not None else getattr(self.worker, role)(x)
+            if every:
+                out = self.worker.run_all(role, x)
+            else:
+                run = getattr(self.worker, "run", None)
+                out = run(role, x) if run is not None else getattr(self.worker, role)(x)
             if inspect.isawaitable(out):
                 out = await out
         except RettoError:
@@ -43,7 +50,10 @@ class Pipeline:
             raise RettoError(INFERENCE_FAILED, f"the {role} model failed on input {list(x.shape)}: {exc}") from exc
         infer = page.timings["infer"]
         infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
-        out = np.asarray(out, dtype=np.float32)
+        return out
+
+    async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
+        out = np.asarray(await self._call(role, x, page, False), dtype=np.float32)
         mask = self.masks.get(role)
         if mask is None or out.shape[-1] != mask.size:   # a wrong class count is ctc_decode's error to name
             return out

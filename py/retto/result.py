@@ -24,6 +24,14 @@ def _box(box) -> list:
     return [[round(float(x), 2), round(float(y), 2)] for x, y in box]
 
 
+def _table(t: dict) -> dict:
+    return {"box": _box(t["box"]), "rows": int(t["rows"]), "cols": int(t["cols"]),
+            "block": None if t.get("block") is None else int(t["block"]),
+            "cells": [{"row": int(c["row"]), "col": int(c["col"]), "row_span": int(c["row_span"]),
+                       "col_span": int(c["col_span"]), "box": _box(c["box"]), "text": c["text"]}
+                      for c in t["cells"]]}
+
+
 @dataclass
 class OcrResult:
     width: int
@@ -36,11 +44,16 @@ class OcrResult:
     model_set: str | None = None                  # which model set read it (py/retto/sets/<name>.json)
     page_angle: int = 0                           # 0/90/180/270: the clockwise turn of the page that was undone
     page_angle_confidence: float | None = None    # the evidence for page_angle, 0..1 (None: not checked)
-    blocks: list = field(default_factory=list)    # [{"box": quad, "lines": [indexes into lines]}], reading order
+    blocks: list = field(default_factory=list)    # [{"box": quad, "lines": [indexes into lines], "type"?,
+                                                  #   "table"?: index into tables}], reading order
+    regions: list = field(default_factory=list)   # [{"type", "score", "box": quad, "lines"}] (layout.regions)
+    tables: list = field(default_factory=list)    # [{"box", "rows", "cols", "cells", "block"}] (layout.tables)
 
     @property
     def text(self) -> str:
-        return "\n".join(line.text for line in self.lines)
+        """The lines in reading order; a table row by row, its cells separated by tabs (export.page_lines)."""
+        from .export import page_lines
+        return "\n".join(page_lines(self.to_dict()))
 
     def to_dict(self) -> dict:
         return {
@@ -49,8 +62,12 @@ class OcrResult:
             "page_angle_confidence": (None if self.page_angle_confidence is None
                                       else round(float(self.page_angle_confidence), 4)),
             "lines": [line.to_dict() for line in self.lines],
-            "blocks": [{"box": [[round(float(x), 2), round(float(y), 2)] for x, y in b["box"]],
-                        "lines": [int(i) for i in b["lines"]]} for b in self.blocks],
+            "blocks": [{"box": _box(b["box"]), "lines": [int(i) for i in b["lines"]],
+                        **({"type": b["type"]} if "type" in b else {}),
+                        **({"table": int(b["table"])} if "table" in b else {})} for b in self.blocks],
+            "regions": [{"type": r["type"], "score": round(float(r["score"]), 4), "box": _box(r["box"]),
+                         "lines": [int(i) for i in r["lines"]]} for r in self.regions],
+            "tables": [_table(t) for t in self.tables],
             "timings": self.timings,
             "backend": self.backend,
             "model_set": self.model_set,

@@ -57,7 +57,7 @@ test('without WebGPU, auto falls back to wasm per model and says why; webgpu alo
   for (const m of ['det', 'cls', 'rec']) expect(info.fallbacks[m].join(' ')).toMatch(/^webgpu: .*WebGPU/);
   expect(info.runtime).toBe('ort.wasm.min.mjs'); // no WebGPU: the smaller CPU-only runtime is loaded
   const { result } = await app.recognize('baiona.png');
-  expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm' });
+  expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
   const err = await app.page.evaluate(() => window.Retto.create({ backend: 'webgpu' }).then(
     () => null, (e) => ({ code: e.code, message: e.message })));
   expect(err.code).toBe('backend_unavailable');

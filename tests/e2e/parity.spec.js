@@ -23,7 +23,7 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
     expect(native[image].error, `native ${image}`).toBeUndefined();
     expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(10);
     expect(Object.keys(result).sort()).toEqual(Object.keys(native[image]).filter((k) => k !== 'path').sort());
-    expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm' });
+    expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
     diffs.push(...diffResults(image, result, native[image]));
   }
   expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);

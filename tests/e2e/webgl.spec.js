@@ -85,7 +85,7 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
     const gpu = await app.recognize(png, { ocr: 'gpu' });
     expect(gpu.error).toBeUndefined();
     // The set's optional models (page orientation, re-reading) always run on wasm.
-    expect(gpu.result.backend).toEqual({ det: 'webgpu', cls: 'webgpu', rec: 'webgpu', orient: 'wasm', reread: 'wasm' });
+    expect(gpu.result.backend).toEqual({ det: 'webgpu', cls: 'webgpu', rec: 'webgpu', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
     expect(texts(gpu.result)).toEqual(texts(ref.result));
   });
 
@@ -110,7 +110,7 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
 
     const mixed = await app.recognize(png, { ocr: 'mixed' });
     expect(mixed.error).toBeUndefined();
-    expect(mixed.result.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm', orient: 'wasm', reread: 'wasm' });
+    expect(mixed.result.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
     expect(mixed.result.warnings).toEqual(info.warnings);
     expect(texts(mixed.result)).toEqual(texts(ref.result));
   });

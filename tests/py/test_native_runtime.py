@@ -150,7 +150,7 @@ def test_cli_json_one_result_per_image_with_providers(tmp_path, image_paths):
     assert len(good["lines"]) >= 15 and "BAIONA" in [l["text"] for l in good["lines"]]
     # Every model the default set has reports what ran it: det, cls, rec and its optional ones (set file).
     default_files = model_sets.load().files
-    want = {"det", "cls", "rec"} | {role for role in ("orient", "reread") if role in default_files}
+    want = {"det", "cls", "rec"} | {role for role in model_sets.OPTIONAL_ROLES if role in default_files}
     assert set(good["backend"]) == want and all("CPUExecutionProvider" in b for b in good["backend"].values())
     assert bad["error"]["code"] == "invalid_image"
     assert "providers" in proc.stderr and "1 of 2 inputs failed" in proc.stderr

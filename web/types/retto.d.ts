@@ -24,7 +24,15 @@ export type Quad = [Point, Point, Point, Point];
 
 export interface OcrWord { text: string; box: Quad; score: number }
 export interface OcrLine { box: Quad; text: string; score: number; angle: 0 | 180; words: OcrWord[] }
-export interface OcrBlock { box: Quad; lines: number[] }
+/** type and table: only with page regions on (config layout.regions); table: index into `tables`. */
+export interface OcrBlock { box: Quad; lines: number[]; type?: RegionType; table?: number }
+export type RegionType = 'text' | 'title' | 'figure' | 'figure_caption' | 'table' | 'table_caption' | 'header'
+  | 'footer' | 'reference' | 'equation';
+/** A page region (config layout.regions): its lines are indexes into `lines`. */
+export interface OcrRegion { type: RegionType; score: number; box: Quad; lines: number[] }
+export interface OcrCell { row: number; col: number; row_span: number; col_span: number; box: Quad; text: string }
+/** A table (config layout.tables): its grid, cells in row-major order; block: index into `blocks`. */
+export interface OcrTable { box: Quad; rows: number; cols: number; block: number | null; cells: OcrCell[] }
 
 /** One image's result: the same JSON as native `result.to_dict()` (docs/CONTRACT.md). Times in ms. */
 export interface OcrResult {
@@ -32,8 +40,10 @@ export interface OcrResult {
   page_angle: 0 | 90 | 180 | 270;
   lines: OcrLine[];
   blocks: OcrBlock[];
+  regions: OcrRegion[];
+  tables: OcrTable[];
   timings: { decode: number; det: number; cls: number; rec: number; total: number;
-    infer: Record<ModelRole, number>; orientation?: number; layout?: number };
+    infer: Record<ModelRole, number>; orientation?: number; layout?: number; regions?: number };
   backend: Record<ModelRole, string>;
   model_set: string;
   versions: Record<string, string>;

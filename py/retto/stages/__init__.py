@@ -2,7 +2,7 @@
 async `run(page) -> page` (page.py); Session runs the list with a short loop. A new step is a new stage here,
 switched on by the config (which the model set's file fills in).
 
-    det -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout
+    det -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout -> regions
 
 - det (detection.py): text regions on the upright image.
 - cls (line_orientation.py): line crops, each turned 180 degrees where the line classifier says so.
@@ -16,6 +16,9 @@ switched on by the config (which the model set's file fills in).
 - reread (reread.py, rec.reread_below > 0 and a "reread" model in the set): doubtful lines are read again by
   the set's larger recogniser.
 - layout (reading_order.py, layout.reading_order "blocks"): columns, paragraphs and reading order.
+- regions (regions.py, layout.regions and a "layout" model in the set): header, title, figure, caption, table
+  and footer regions; the reading order rebuilt around them; with layout.tables (and a "table" model) each
+  table's cells, read row by row.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from .page_turn import PageTurn
 from .reading_order import ReadingOrder
 from .recognition import Recognition
 from .stacks import SplitStacks
+from .regions import Regions
 from .reread import Reread
 
 
@@ -45,4 +49,6 @@ def build(pipeline) -> list:
         stages.append(Reread(pipeline))
     if cfg.layout.reading_order == "blocks":
         stages.append(ReadingOrder(pipeline))
+    if cfg.layout.regions and pipeline.has("layout") and (not cfg.layout.tables or pipeline.has("table")):
+        stages.append(Regions(pipeline))
     return stages

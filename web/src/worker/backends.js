@@ -86,7 +86,7 @@ registerBackend({
 export const MODEL_NAMES = ['det', 'cls', 'rec'];
 /** A set's optional models (page orientation, the re-reading recogniser): always on wasm, fetched and made on
  * their first use (OrtModels.prepare), so they cost nothing at boot. */
-export const OPTIONAL_MODELS = ['orient', 'reread'];
+export const OPTIONAL_MODELS = ['orient', 'reread', 'layout', 'table'];
 
 /** What each ORT entry file loads besides itself (assets/ort/): the CPU-only build never fetches the 28 MB JSEP
  * (WebGPU) wasm; a GPU backend's runtime brings the JSEP build instead of the CPU one (it runs wasm too). */

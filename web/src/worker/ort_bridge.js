@@ -173,6 +173,7 @@ export class OrtModels {
       s.calls += 1;
       s.copyInMs += t1 - t0;
       s.ortMs += t2 - t1;
+      if (Array.isArray(o)) return { outputs: o.map((t) => ({ data: t.data, dims: t.dims })) }; // layout, table
       return { data: o.data, dims: o.dims };
     } finally {
       view?.release();
@@ -195,9 +196,13 @@ async function createModel(ctx, name, backendName) {
     graphOptimizationLevel: 'all',
   });
   const [inputName, outputName] = [session.inputNames[0], session.outputNames[0]];
+  const several = session.outputNames.length > 1; // the layout (8) and table (2) models: every output, in order
   // GPU kernels an EP lacks fail only at the first run: the canary (below) is that run.
   return { backend: backendName, canaryShape: ctx.canaryShapes[name],
-    run: async (input) => (await session.run({ [inputName]: input }))[outputName],
+    run: async (input) => {
+      const out = await session.run({ [inputName]: input });
+      return several ? session.outputNames.map((n) => out[n]) : out[outputName];
+    },
     release: () => session.release().catch(() => {}) };
 }
 

@@ -1,0 +1,202 @@
+"""Tables and page regions (issue 20), scored against ground truth of our own (scripts/make_tables.py): six
+generated tables (ruled, borderless, spanning header, numbers/dates/money, a bank statement, an invoice) and two
+report pages with header, title, paragraph, figure, caption, table and footer.
+
+Scores (each table and page read once, natively, by the default set with layout.regions and layout.tables on):
+- cell text accuracy: the share of ground-truth cells whose text the result's cell at the same (row, col) holds
+  exactly (whitespace folded);
+- grid exact: the share of tables whose cells (row, col, row_span, col_span) are exactly the ground truth's;
+- row-order CER of the copied text (result.text) against the table read row by row, next to the CER of the cell
+  texts alone (the "line CER"): reading order may cost at most 1 point more;
+- region recall: ground-truth regions with a found region of the same type at IoU >= 0.5.
+Exports: CSV read back by the csv module, XLSX by openpyxl, the Markdown pipe table by a GFM renderer
+(markdown-it-py), hOCR parsed as XML: each holds the table's cells.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ocr_metrics import cer, normalise_ws
+import refkit
+from refkit import ROOT, THREADS
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_tables  # noqa: E402
+
+TABLES = list(make_tables.TABLES)
+PAGES = list(make_tables.REGION_PAGES)
+SCORED_REGIONS = ("header", "title", "text", "figure", "figure_caption", "table", "footer")
+
+
+@pytest.fixture(scope="session")
+def tables_worker():
+    from retto.ort_worker import OrtWorker
+    return OrtWorker(threads=THREADS)
+
+
+@pytest.fixture(scope="session")
+def table_runs(tables_worker):
+    """name -> (result dict, ground truth) for every generated table and region page; read once."""
+    make_tables.main([])   # idempotent: skips rendering when the stamp matches
+    session = tables_worker.session({"layout": {"regions": True, "tables": True}})
+    runs = {}
+    for name in TABLES + PAGES:
+        result = session.run(make_tables.OUT / f"{name}.png")
+        gt = json.loads((make_tables.OUT / f"{name}.gt.json").read_text(encoding="utf-8"))
+        runs[name] = (result.to_dict(), gt.get("table", gt), gt, result.text)
+    return runs
+
+
+def only_table(result: dict) -> dict:
+    assert len(result["tables"]) == 1, [(t["rows"], t["cols"]) for t in result["tables"]]
+    return result["tables"][0]
+
+
+def grid(cells) -> set:
+    return {(c["row"], c["col"], c["row_span"], c["col_span"]) for c in cells}
+
+
+def test_cell_text_and_grid_match_the_ground_truth(table_runs):
+    right = total = exact = 0
+    wrong = []
+    for name, (result, gt, _page, _text) in table_runs.items():
+        table = only_table(result)
+        exact += grid(table["cells"]) == grid(gt["cells"])
+        got = {(c["row"], c["col"]): normalise_ws(c["text"]) for c in table["cells"]}
+        for c in gt["cells"]:
+            total += 1
+            if got.get((c["row"], c["col"])) == normalise_ws(c["text"]):
+                right += 1
+            else:
+                wrong.append((name, c["text"], got.get((c["row"], c["col"]))))
+    refkit.REPORT_TABLES.append(f"tables: cell text {right}/{total} = {right / total:.1%}, "
+                                f"grid exact {exact}/{len(table_runs)} tables")
+    assert right / total >= 0.98, wrong
+    assert exact / len(table_runs) >= 0.9
+
+
+def test_copied_text_reads_tables_row_by_row(table_runs):
+    for name in ("bank_statement", "invoice_items", "spanning_sales"):
+        result, gt, _page, text = table_runs[name]
+        cells = sorted(gt["cells"], key=lambda c: (c["row"], c["col"]))
+        got = {(c["row"], c["col"]): c["text"] for c in only_table(result)["cells"]}
+        line_cer = cer(" ".join(got.get((c["row"], c["col"]), "") for c in cells), " ".join(c["text"] for c in cells))
+        row_cer = cer(text, gt["copy"])
+        refkit.REPORT_TABLES.append(f"tables: {name} row-order CER {row_cer:.2%}, cell (line) CER {line_cer:.2%}")
+        assert row_cer <= line_cer + 0.01, (name, row_cer, line_cer, text)
+        assert text.splitlines()[1].split("\t") == [c["text"] for c in cells if c["row"] == 1] or name == "spanning_sales"
+
+
+def test_region_pages_find_their_regions_and_read_header_first_footer_last(table_runs):
+    from retto.regions import iou
+    import numpy as np
+    found = total = 0
+    missed = []
+    for name in PAGES:
+        result, gt, page, text = table_runs[name]
+        for want in page["regions"]:
+            if want["type"] not in SCORED_REGIONS:
+                continue
+            total += 1
+            boxes = [r["box"] for r in result["regions"] if r["type"] == want["type"]]
+            rects = np.asarray([[b[0][0], b[0][1], b[2][0], b[2][1]] for b in boxes]).reshape(-1, 4)
+            if len(rects) and iou(np.asarray(want["box"], dtype=float), rects).max() >= 0.5:
+                found += 1
+            else:
+                missed.append((name, want["type"]))
+        lines = text.splitlines()
+        header = next(r for r in page["regions"] if r["type"] == "header")
+        footer = next(r for r in page["regions"] if r["type"] == "footer")
+        assert [b["type"] for b in result["blocks"]][0] == "header" and result["blocks"][-1]["type"] == "footer"
+        assert normalise_ws(lines[0]) and result["lines"][result["blocks"][0]["lines"][0]]["box"][0][1] < header["box"][3]
+        assert result["lines"][result["blocks"][-1]["lines"][-1]]["box"][2][1] > footer["box"][1]
+        assert gt["copy"] in text   # the table inside the page reads row by row too
+    refkit.REPORT_TABLES.append(f"regions: recall {found}/{total} = {found / total:.1%} (missed: {missed})")
+    assert found / total >= 0.9, missed
+
+
+def test_csv_xlsx_markdown_and_hocr_hold_the_cells(table_runs):
+    import openpyxl
+    from markdown_it import MarkdownIt
+    from retto import export
+    result, gt, _page, _text = table_runs["spanning_sales"]
+    record = {**result, "path": "spanning_sales.png"}
+    want = [[""] * gt["cols"] for _ in range(gt["rows"])]
+    for c in gt["cells"]:
+        want[c["row"]][c["col"]] = c["text"]
+
+    assert list(csv.reader(io.StringIO(export.table_csv(only_table(result))))) == want
+
+    book = openpyxl.load_workbook(io.BytesIO(export.tables_xlsx(record)))
+    sheet = book.worksheets[0]
+    assert [[v or "" for v in row] for row in sheet.iter_rows(values_only=True)] == want
+    merged = {str(r) for r in sheet.merged_cells.ranges}
+    assert {"A1:A2", "B1:C1", "D1:E1"} <= merged   # Region (2 rows), 2025 and 2026 (2 columns each)
+
+    html = MarkdownIt("commonmark").enable("table").render(export.render(record, "md"))
+    root = ET.fromstring(f"<r>{html}</r>")
+    cells = [[(td.text or "") for td in tr] for tr in root.iter("tr")]
+    assert cells == want
+
+    hocr = ET.fromstring(export.render(record, "hocr").split("\n", 2)[2])
+    ns = "{http://www.w3.org/1999/xhtml}"
+    assert [d.get("class") for d in hocr.iter(f"{ns}div") if d.get("class") == "ocr_table"] == ["ocr_table"]
+
+
+def test_markdown_and_alto_of_a_region_page_say_title_table_and_figure(table_runs):
+    import numpy as np
+    from retto import export
+    from retto.regions import iou
+    result, gt, page, _text = table_runs["region_report"]
+    md = export.render({**result, "path": "p.png"}, "md")
+    title = next(r for r in page["regions"] if r["type"] == "title")
+    assert md.splitlines()[2] == "# Quarterly Stock Report", md   # header paragraph, blank line, the title
+    assert "| Product | Colour | Stock | Price |" in md and title
+    alto = export.render({**result, "path": "p.png"}, "alto")
+    alto_schema().validate(alto)   # ALTO 4.2 as published: Tags, TAGREFS and Illustration in their places
+    ns = {"a": "http://www.loc.gov/standards/alto/ns-v4#"}
+    root = ET.fromstring(alto)
+    tags = {t.get("ID"): t.get("LABEL") for t in root.iterfind(".//a:LayoutTag", ns)}
+    kinds = [tags[b.get("TAGREFS")] for b in root.iterfind(".//a:TextBlock", ns)]
+    assert kinds == [b["type"] for b in result["blocks"]] and kinds[0] == "header" and "title" in kinds
+    figure = next(r for r in page["regions"] if r["type"] == "figure")
+    ill = root.find(".//a:Illustration", ns)
+    x, y, w, h = (float(ill.get(k)) for k in ("HPOS", "VPOS", "WIDTH", "HEIGHT"))
+    assert iou(np.asarray([x, y, x + w, y + h]), np.asarray([figure["box"]], dtype=float))[0] >= 0.7
+
+
+def alto_schema():
+    import xmlschema
+    schemas = ROOT / "tests" / "schemas"
+    return xmlschema.XMLSchema(str(schemas / "alto-4-2.xsd"), allow="local",
+                               locations=[("http://www.w3.org/1999/xlink", str(schemas / "xlink.xsd"))])
+
+
+def test_labelled_pages_ruled_table_reads_row_by_row_and_no_false_tables(tables_worker):
+    """The labelled pages (scripts/make_testset.py): the ruled table, read column by column without tables
+    (reading-order CER ~64 %), reads row by row with them; a UI screenshot (one figure over the whole picture)
+    and a deposition transcript (a weak "table" whose grid tears its lines) get no table."""
+    from ocr_metrics import score_page
+    from retto.export import page_lines
+    pages = ROOT / "tests" / "testset" / "pages"
+    on = tables_worker.session({"layout": {"regions": True, "tables": True}})
+    off = tables_worker.session()
+
+    def order_cer(session, name):
+        result = session.run(pages / f"{name}.png").to_dict()
+        gt = json.loads((pages / f"{name}.gt.json").read_text(encoding="utf-8"))
+        text = " ".join(page_lines(result)).replace("\t", " ")
+        return score_page([{"text": text, "box": [[0, 0], [1, 0], [1, 1], [0, 1]]}], gt)["order_cer"], result
+
+    with_tables, result = order_cer(on, "hard_table_ruled")
+    without, _ = order_cer(off, "hard_table_ruled")
+    refkit.REPORT_TABLES.append(f"tables: hard_table_ruled reading-order CER {without:.1%} off -> {with_tables:.1%} on")
+    assert len(result["tables"]) == 1 and with_tables < 0.03 and without > 0.3
+    for name in ("dark_ui", "hard_deposition"):
+        assert order_cer(on, name)[1]["tables"] == [], name
