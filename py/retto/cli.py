@@ -45,8 +45,8 @@ def parse_args(argv=None):
                    help="refuse PDFs of more than N pages, pdf_too_many_pages (config document.max_pages; "
                         "default 500)")
     p.add_argument("--text-layer", choices=("auto", "ocr", "text"), dest="text_layer",
-                   help="a PDF page's own text: auto (default: the text layer unless images cover a quarter of the "
-                        "page), text (the page's text layer wherever it has one), ocr (always OCR); each page "
+                   help="a PDF page's own text: ocr (default: always OCR), auto (the text layer unless images cover a "
+                        "quarter of the page), text (the page's text layer wherever it has one); each page "
                         "says its `source` (config document.text_layer)")
     p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
     p.add_argument("--device-id", type=int, default=None)

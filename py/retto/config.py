@@ -81,8 +81,9 @@ class LayoutConfig:
 @dataclass
 class DocumentConfig:
     dpi: int = 200                  # PDF pages are rendered at this resolution (both runtimes)
-    text_layer: str = "auto"        # "auto" | "ocr" | "text": read a page's own text layer instead of OCR
-                                    # (text_layer.py; both runtimes): a PDF made from text gives its exact text
+    text_layer: str = "ocr"         # "auto" | "ocr" | "text": read a page's own text layer instead of OCR
+                                    # (text_layer.py; both runtimes). Not "auto" yet: pdf.js places the text of
+                                    # a page with a /UserUnit differently from PDFium (words run together)
     max_pages: int = 500            # refuse longer PDFs (pdf_too_many_pages): a stated bound on one input's work
     # Page budgets checked before rendering (retto.pdf_guard; past one: the page error pdf_page_too_complex).
     max_page_operators: int = 1_000_000     # drawing operators per page, forms counted each time drawn

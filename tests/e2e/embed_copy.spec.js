@@ -76,7 +76,8 @@ test('embed copy: ONLY retto-ocr.js + assets/ in a folder of the host site read 
     await expect(site.page.locator('#ocr').locator('.line')).toHaveCount(native.lines.length);
     // The one module also exports the client (as dist/retto-ocr.d.ts declares).
     const names = await site.page.evaluate(async () => Object.keys(await import('./ocr/retto-ocr.js')).sort());
-    expect(names).toEqual(['EXPORT_FORMATS', 'Retto', 'RettoError', 'RettoOcrElement', 'default']);
+    expect(names).toEqual(['EXPORT_FORMATS', 'Retto', 'RettoError', 'RettoOcrElement', 'RettoPool', 'default',
+      'defaultPoolSize']);
     expect(site.failed).toEqual([]);
     expect(site.offOrigin).toEqual([]);
   } finally {

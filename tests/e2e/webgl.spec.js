@@ -49,7 +49,7 @@ def _stamp_growing_the_heap(*args):
 _retto_stamp.__globals__["stamp_shapes"] = _stamp_growing_the_heap`));
   const gl = await app.recognize(png, { ocr: 'gl' });
   expect(gl.error).toBeUndefined();
-  expect(gl.result.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl' });
+  expect(gl.result.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl', layout: 'wasm', table: 'wasm' });
   expect(gl.result.warnings).toEqual([]);
   expect(texts(gl.result)).toEqual(texts(ref.result));
   for (const m of ['det', 'cls', 'rec']) expect(gl.stats.models[m].calls, m).toBeGreaterThan(0);
