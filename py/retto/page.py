@@ -80,6 +80,11 @@ class Page:
         """Indexes of the lines read well enough to report (score at least global.text_score)."""
         return [i for i, (_t, s) in enumerate(self.texts) if s >= text_score]
 
+    def mostly_turned(self, kept: list) -> bool:
+        """Whether most of the kept lines are turned boxes (a vertical CJK page, read in columns)."""
+        from .crop import is_turned
+        return bool(kept) and sum(is_turned(self.lines.quads[i]) for i in kept) * 2 > len(kept)
+
     def to_source(self, points) -> list:
         """Points of the upright image back into the full image as given."""
         up_h, up_w = self.upright.shape[:2]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layout
-from ..crop import is_turned
 
 
 class ReadingOrder:
@@ -16,7 +15,7 @@ class ReadingOrder:
 
     async def run(self, page):
         kept = page.kept(self.p.config.global_.text_score)
-        if kept and sum(is_turned(page.lines.quads[i]) for i in kept) * 2 > len(kept):
+        if page.mostly_turned(kept):
             return self._columns(page, kept)
         order, groups, block_quads = layout.analyse([page.lines.boxes[i] for i in kept])
         page.order = [kept[k] for k in order]

@@ -53,7 +53,7 @@ class Regions:
 
     async def run(self, page):
         kept = page.kept(self.p.config.global_.text_score)
-        if kept and sum(is_turned(page.lines.quads[i]) for i in kept) * 2 > len(kept):
+        if page.mostly_turned(kept):
             return page   # vertical (CJK) pages keep their column order
         up = page.upright
         h, w = up.shape[:2]
