@@ -16,7 +16,7 @@ if [ "$(cat node_modules/.retto-lock-sha256 2>/dev/null)" != "$lock_sum" ]; then
 fi
 
 PY=python3; [ -x .venv/bin/python ] && PY=.venv/bin/python
-[ -f models/ch_PP-OCRv4_det_infer.onnx ] || "$PY" scripts/fetch_models.py
+"$PY" scripts/fetch_models.py >/dev/null # idempotent: sha256-checks what is there, fetches what is not
 "$PY" scripts/assemble_web_assets.py
 npx --no-install vite build --logLevel warn
 npx --no-install vite build -c vite.component.config.js --logLevel warn # dist/retto-ocr.js: one module, its worker in assets/
