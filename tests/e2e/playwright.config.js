@@ -9,7 +9,8 @@ export default defineConfig({
   fullyParallel: false,
   timeout: 15 * 60 * 1000, // linn through Pyodide + wasm takes minutes on this machine
   expect: { timeout: 60 * 1000 },
-  reporter: [['list']],
+  // list for the log; json keeps each test's duration (test-results/e2e-report.json) to find where suite time goes
+  reporter: [['list'], ['json', { outputFile: '../../test-results/e2e-report.json' }]],
   outputDir: '../../test-results/e2e',
   forbidOnly: true,
 });
