@@ -19,6 +19,6 @@ echo "== labelled test set";   .venv/bin/python scripts/make_testset.py
 echo "== web app";             bash scripts/setup_web.sh
 
 echo "== pytest"
-.venv/bin/python -m pytest -q tests/py
+.venv/bin/python -m pytest -q --durations=20 tests/py   # the 20 slowest, to see where suite time goes
 echo "== browser tests (Playwright, Debian Chromium)"
 bash scripts/test_e2e.sh
