@@ -60,6 +60,10 @@ EXPORT_WHEELS = [("fpdf2==2.8.9", "fpdf2-2.8.9-py3-none-any.whl",
                  ("defusedxml==0.7.1", "defusedxml-0.7.1-py2.py3-none-any.whl",
                   "a352e7e428770286cc899e2542b6cdaedb2b4953ff269a210103ec58f6198a61")]
 EXPORT_LOCK_PACKAGES = ["fonttools"]
+# Tables as XLSX (retto.export.tables_xlsx): XlsxWriter (pure Python, no dependencies, sha256-pinned, the version
+# py/requirements-test.txt pins), in assets/xlsx/, installed the first time a workbook is asked for.
+XLSX_WHEELS = [("XlsxWriter==3.3.1", "xlsxwriter-3.3.1-py3-none-any.whl",
+                "8e2c89e59d733fe59e112317218c64fbbc276d90a8c144ebd6f7fa15e7ab184a")]
 # The PDF page budgets (retto.pdf_guard) read a PDF's structure with pypdf (pure Python, sha256-pinned), unpacked
 # into site-packages with pdf.js, when the first PDF arrives (assets/pdf/).
 PDF_WHEELS = [("pypdf==7.1.1", "pypdf-7.1.1-py3-none-any.whl",
@@ -194,9 +198,17 @@ def assemble_pdf_wheels() -> list[str]:
     return [filename for _, filename, _ in PDF_WHEELS]
 
 
+def assemble_xlsx_wheels() -> list[str]:
+    """XlsxWriter for table workbooks, under assets/xlsx/; returns the file names."""
+    for requirement, filename, sha256 in XLSX_WHEELS:
+        copy(fetch(requirement, filename, sha256), OUT / "xlsx" / filename)
+    return [filename for _, filename, _ in XLSX_WHEELS]
+
+
 def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
     """Every set's files (or those of the sets named in `only`; "default": the default set) under
-    assets/models/<set>/ (+ webgl/ for the sets WebGL can run). Returns the manifest's per-set entries (the set
+    assets/models/<set>/ (+ webgl/ for the sets WebGL can run), the files several sets share once under
+    assets/models/shared/. Returns the manifest's per-set entries (the set
     file itself, for Python; the asset paths, for the worker) and the default set (the first of `only`)."""
     sets = model_sets.available(ROOT / "models")
     if only:
@@ -272,7 +284,7 @@ def assemble_retto_wheel() -> str:
 
 
 def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, export_wheels=(),
-                   pdfjs_files=(), pdf_wheels=()) -> dict:
+                   pdfjs_files=(), pdf_wheels=(), xlsx_wheels=()) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -291,6 +303,7 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
                   "worker": "pdfjs/build/pdf.worker.min.mjs"} if pdfjs_files else None,
         "export_wheels": [f"export/{n}" for n in export_wheels],
         "pdf_wheels": [f"pdf/{n}" for n in pdf_wheels],   # with pdf.js, when the first PDF arrives
+        "xlsx_wheels": [f"xlsx/{n}" for n in xlsx_wheels],   # on the first table workbook
         "files": files,
         "total_bytes": sum(f["size"] for f in files.values()),
     }
@@ -315,7 +328,8 @@ def main() -> None:
     pdfjs_files = assemble_pdfjs()
     export_wheels = assemble_export_wheels()
     pdf_wheels = assemble_pdf_wheels()
-    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels)
+    xlsx_wheels = assemble_xlsx_wheels()
+    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels, xlsx_wheels)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT}")
 
 
