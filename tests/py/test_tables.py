@@ -149,6 +149,59 @@ def test_csv_xlsx_markdown_and_hocr_hold_the_cells(table_runs):
     assert [d.get("class") for d in hocr.iter(f"{ns}div") if d.get("class") == "ocr_table"] == ["ocr_table"]
 
 
+def test_one_table_exports_as_the_page_copies_and_downloads_it(table_runs):
+    """render_table, what the page's per-table buttons ask the worker for: the same cells in every format."""
+    import openpyxl
+    from retto import export
+    result, gt, _page, _text = table_runs["spanning_sales"]
+    record = {**result, "path": "spanning_sales.png"}
+    want = [[""] * gt["cols"] for _ in range(gt["rows"])]
+    for c in gt["cells"]:
+        want[c["row"]][c["col"]] = c["text"]
+    assert list(csv.reader(io.StringIO(export.render_table(record, "table_csv", 0)))) == want
+    assert [row.split("\t") for row in export.render_table(record, "table_tsv", 0).split("\n")] == want
+    assert export.render_table(record, "table_tsv", 0) == gt["copy"]
+    md = export.render_table(record, "table_md", 0).splitlines()
+    assert md[0] == "| " + " | ".join(c or " " for c in want[0]) + " |" and len(md) == gt["rows"] + 1
+    sheet = openpyxl.load_workbook(io.BytesIO(export.render_table(record, "table_xlsx", 0))).worksheets[0]
+    assert [[v or "" for v in row] for row in sheet.iter_rows(values_only=True)] == want
+    with pytest.raises(ValueError, match="has 1 table: no table 1"):
+        export.render_table(record, "table_csv", 1)
+
+
+def test_cli_writes_a_csv_per_table_and_a_workbook_per_input(tmp_path, capsys):
+    """`retto --format csv|xlsx --output DIR`: files read back by csv and openpyxl hold the ground truth's cells;
+    an input without tables and tables left off are said in words."""
+    import openpyxl
+    from PIL import Image
+    from retto.cli import main
+    make_tables.main([])
+    gt = json.loads((make_tables.OUT / "bank_statement.gt.json").read_text(encoding="utf-8"))
+    want = [[""] * gt["cols"] for _ in range(gt["rows"])]
+    for c in gt["cells"]:
+        want[c["row"]][c["col"]] = c["text"]
+    blank = tmp_path / "blank.png"
+    Image.new("RGB", (64, 64), "white").save(blank)
+    config = tmp_path / "tables.json"
+    config.write_text('{"layout": {"regions": true, "tables": true}}')
+    inputs = [str(make_tables.OUT / "bank_statement.png"), str(blank)]
+    threads = ["--threads", str(THREADS), "--no-progress"]
+    for fmt in ("csv", "xlsx"):
+        out = tmp_path / fmt
+        assert main(["--images", *inputs, "--format", fmt, "--output", str(out), "--config", str(config), *threads]) == 0
+        assert f"blank.png: no table found, no {fmt} written" in capsys.readouterr().err
+        assert sorted(p.name for p in out.iterdir()) == [f"bank_statement.png.{'table-1.csv' if fmt == 'csv' else 'xlsx'}"]
+    with open(tmp_path / "csv" / "bank_statement.png.table-1.csv", newline="", encoding="utf-8") as f:
+        assert list(csv.reader(f)) == want
+    sheet = openpyxl.load_workbook(tmp_path / "xlsx" / "bank_statement.png.xlsx").worksheets[0]
+    assert [[v or "" for v in row] for row in sheet.iter_rows(values_only=True)] == want
+
+    assert main(["--images", str(blank), "--format", "csv", "--output", str(tmp_path / "off"), *threads]) == 2
+    assert "tables are off" in capsys.readouterr().err
+    assert main(["--images", str(blank), "--format", "xlsx"]) == 2
+    assert "use --output DIR" in capsys.readouterr().err
+
+
 def test_markdown_and_alto_of_a_region_page_say_title_table_and_figure(table_runs):
     import numpy as np
     from retto import export
