@@ -512,6 +512,17 @@ def main(argv=None) -> int:
     if problem:
         print(f"retto: {OUTPUT_FAILED}: {export.visible(problem)}", file=sys.stderr)
         return 2
+    if args.format in TABLE_FILE_FORMATS:   # from the set file and --config alone, before any model loads
+        try:
+            tables_on = model_sets.load(args.models, args.models_dir).make_config(
+                read_overrides(args.config, args)).layout.tables
+        except RettoError as err:
+            print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
+            return 2
+        if not tables_on:
+            print(f"retto: --format {args.format} writes tables, and tables are off (the default): turn them on "
+                  f"with --config FILE holding {TABLES_ON}", file=sys.stderr)
+            return 2
     guard = InterruptGuard()
     sink = Sink(args.format, out_dir, guard)   # writes nothing until the first result (or an interrupt)
     done, pool = 0, None
@@ -534,10 +545,6 @@ def main(argv=None) -> int:
             if guard.stopped:   # Ctrl-C inside `import onnxruntime` can surface as an ImportError
                 raise KeyboardInterrupt from None
             print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
-            return 2
-        if args.format in TABLE_FILE_FORMATS and not config.layout.tables:
-            print(f"retto: --format {args.format} writes tables, and tables are off (the default): turn them on "
-                  f"with --config FILE holding {TABLES_ON}", file=sys.stderr)
             return 2
         providers = ", ".join(f"{k}={v}" for k, v in worker.backend.items())
         print(f"retto: model set {worker.model_set.name} ({worker.model_set.label}); providers {providers}",
