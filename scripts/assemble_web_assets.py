@@ -218,25 +218,40 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
         if unknown:
             raise SystemExit(f"unknown model set(s) {sorted(unknown)}; known: {[s.name for s in sets]}")
         sets = [s for s in sets if s.name in names]
-    entries, produced = {}, set()
+    # First what each set ships (checked, optimised), then where: a file whose bytes two or more sets ship (the
+    # layout and table models, the orientation model, a recogniser one set re-reads with and another reads with)
+    # is written once, as models/shared/<sha256[:16]>/<name>, and every set's entry points there.
+    planned = {}
     for s in sets:
-        files = {}
         for role in s.roles:
             src = model_sets.set_dir(s, ROOT / "models") / s.local_name(role)
             if not src.exists():
                 raise SystemExit(f"{src} missing: run python3 scripts/fetch_models.py")
             if sha256_file(src) != s.files[role]["sha256"]:
                 raise SystemExit(f"{src}: sha256 differs from py/retto/sets/{s.name}.json; refusing it")
-            rel = f"models/{s.name}/{s.local_name(role)}"
-            produced.add(rel)
             if role in s.model_roles:  # shipped pre-optimised (optimise_models.py): wasm skips that work
                 shipped = optimise(src, s.files[role]["sha256"])
-                copy(shipped, OUT / rel)
-                files[role] = {"file": rel, "sha256": sha256_file(shipped), "size": shipped.stat().st_size,
-                               "source_sha256": s.files[role]["sha256"], "optimised": OPTIMISED_LEVEL}
+                entry = {"sha256": sha256_file(shipped), "size": shipped.stat().st_size,
+                         "source_sha256": s.files[role]["sha256"], "optimised": OPTIMISED_LEVEL}
             else:
-                copy(src, OUT / rel)
-                files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+                shipped = src
+                entry = {"sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+            planned[(s.name, role)] = (shipped, entry)
+    shippers = {}
+    for (name, _), (_, entry) in planned.items():
+        shippers.setdefault(entry["sha256"], set()).add(name)
+    entries, produced = {}, set()
+    for s in sets:
+        files = {}
+        for role in s.roles:
+            shipped, entry = planned[(s.name, role)]
+            shared = len(shippers[entry["sha256"]]) > 1
+            rel = (f"models/shared/{entry['sha256'][:16]}/{s.local_name(role)}" if shared
+                   else f"models/{s.name}/{s.local_name(role)}")
+            if rel not in produced:
+                produced.add(rel)
+                copy(shipped, OUT / rel)
+            files[role] = {"file": rel, **entry}
         webgl = None
         if s.webgl.get("supported"):
             webgl = assemble_webgl_models(s.name)
