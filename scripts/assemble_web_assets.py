@@ -240,14 +240,17 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
     shippers = {}
     for (name, _), (_, entry) in planned.items():
         shippers.setdefault(entry["sha256"], set()).add(name)
-    entries, produced = {}, set()
+    entries, produced, shared_as = {}, set(), {}
     for s in sets:
         files = {}
         for role in s.roles:
             shipped, entry = planned[(s.name, role)]
-            shared = len(shippers[entry["sha256"]]) > 1
-            rel = (f"models/shared/{entry['sha256'][:16]}/{s.local_name(role)}" if shared
-                   else f"models/{s.name}/{s.local_name(role)}")
+            if len(shippers[entry["sha256"]]) > 1:   # named by the first set to ship it (one set's reread is
+                # another's rec: one file either way)
+                rel = shared_as.setdefault(entry["sha256"],
+                                           f"models/shared/{entry['sha256'][:16]}/{s.local_name(role)}")
+            else:
+                rel = f"models/{s.name}/{s.local_name(role)}"
             if rel not in produced:
                 produced.add(rel)
                 copy(shipped, OUT / rel)
