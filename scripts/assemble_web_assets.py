@@ -60,6 +60,10 @@ EXPORT_WHEELS = [("fpdf2==2.8.9", "fpdf2-2.8.9-py3-none-any.whl",
                  ("defusedxml==0.7.1", "defusedxml-0.7.1-py2.py3-none-any.whl",
                   "a352e7e428770286cc899e2542b6cdaedb2b4953ff269a210103ec58f6198a61")]
 EXPORT_LOCK_PACKAGES = ["fonttools"]
+# Tables as XLSX (retto.export.tables_xlsx): XlsxWriter (pure Python, no dependencies, sha256-pinned, the version
+# py/requirements-test.txt pins), in assets/xlsx/, installed the first time a workbook is asked for.
+XLSX_WHEELS = [("XlsxWriter==3.3.1", "xlsxwriter-3.3.1-py3-none-any.whl",
+                "8e2c89e59d733fe59e112317218c64fbbc276d90a8c144ebd6f7fa15e7ab184a")]
 # The PDF page budgets (retto.pdf_guard) read a PDF's structure with pypdf (pure Python, sha256-pinned), unpacked
 # into site-packages with pdf.js, when the first PDF arrives (assets/pdf/).
 PDF_WHEELS = [("pypdf==7.1.1", "pypdf-7.1.1-py3-none-any.whl",
@@ -194,9 +198,17 @@ def assemble_pdf_wheels() -> list[str]:
     return [filename for _, filename, _ in PDF_WHEELS]
 
 
+def assemble_xlsx_wheels() -> list[str]:
+    """XlsxWriter for table workbooks, under assets/xlsx/; returns the file names."""
+    for requirement, filename, sha256 in XLSX_WHEELS:
+        copy(fetch(requirement, filename, sha256), OUT / "xlsx" / filename)
+    return [filename for _, filename, _ in XLSX_WHEELS]
+
+
 def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
     """Every set's files (or those of the sets named in `only`; "default": the default set) under
-    assets/models/<set>/ (+ webgl/ for the sets WebGL can run). Returns the manifest's per-set entries (the set
+    assets/models/<set>/ (+ webgl/ for the sets WebGL can run), the files several sets share once under
+    assets/models/shared/. Returns the manifest's per-set entries (the set
     file itself, for Python; the asset paths, for the worker) and the default set (the first of `only`)."""
     sets = model_sets.available(ROOT / "models")
     if only:
@@ -206,25 +218,43 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
         if unknown:
             raise SystemExit(f"unknown model set(s) {sorted(unknown)}; known: {[s.name for s in sets]}")
         sets = [s for s in sets if s.name in names]
-    entries, produced = {}, set()
+    # First what each set ships (checked, optimised), then where: a file whose bytes two or more sets ship (the
+    # layout and table models, the orientation model, a recogniser one set re-reads with and another reads with)
+    # is written once, as models/shared/<sha256[:16]>/<name>, and every set's entry points there.
+    planned = {}
     for s in sets:
-        files = {}
         for role in s.roles:
             src = model_sets.set_dir(s, ROOT / "models") / s.local_name(role)
             if not src.exists():
                 raise SystemExit(f"{src} missing: run python3 scripts/fetch_models.py")
             if sha256_file(src) != s.files[role]["sha256"]:
                 raise SystemExit(f"{src}: sha256 differs from py/retto/sets/{s.name}.json; refusing it")
-            rel = f"models/{s.name}/{s.local_name(role)}"
-            produced.add(rel)
             if role in s.model_roles:  # shipped pre-optimised (optimise_models.py): wasm skips that work
                 shipped = optimise(src, s.files[role]["sha256"])
-                copy(shipped, OUT / rel)
-                files[role] = {"file": rel, "sha256": sha256_file(shipped), "size": shipped.stat().st_size,
-                               "source_sha256": s.files[role]["sha256"], "optimised": OPTIMISED_LEVEL}
+                entry = {"sha256": sha256_file(shipped), "size": shipped.stat().st_size,
+                         "source_sha256": s.files[role]["sha256"], "optimised": OPTIMISED_LEVEL}
             else:
-                copy(src, OUT / rel)
-                files[role] = {"file": rel, "sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+                shipped = src
+                entry = {"sha256": s.files[role]["sha256"], "size": s.files[role]["size"]}
+            planned[(s.name, role)] = (shipped, entry)
+    shippers = {}
+    for (name, _), (_, entry) in planned.items():
+        shippers.setdefault(entry["sha256"], set()).add(name)
+    entries, produced, shared_as = {}, set(), {}
+    for s in sets:
+        files = {}
+        for role in s.roles:
+            shipped, entry = planned[(s.name, role)]
+            if len(shippers[entry["sha256"]]) > 1:   # named by the first set to ship it (one set's reread is
+                # another's rec: one file either way)
+                rel = shared_as.setdefault(entry["sha256"],
+                                           f"models/shared/{entry['sha256'][:16]}/{s.local_name(role)}")
+            else:
+                rel = f"models/{s.name}/{s.local_name(role)}"
+            if rel not in produced:
+                produced.add(rel)
+                copy(shipped, OUT / rel)
+            files[role] = {"file": rel, **entry}
         webgl = None
         if s.webgl.get("supported"):
             webgl = assemble_webgl_models(s.name)
@@ -272,7 +302,7 @@ def assemble_retto_wheel() -> str:
 
 
 def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, export_wheels=(),
-                   pdfjs_files=(), pdf_wheels=()) -> dict:
+                   pdfjs_files=(), pdf_wheels=(), xlsx_wheels=()) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -291,6 +321,7 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
                   "worker": "pdfjs/build/pdf.worker.min.mjs"} if pdfjs_files else None,
         "export_wheels": [f"export/{n}" for n in export_wheels],
         "pdf_wheels": [f"pdf/{n}" for n in pdf_wheels],   # with pdf.js, when the first PDF arrives
+        "xlsx_wheels": [f"xlsx/{n}" for n in xlsx_wheels],   # on the first table workbook
         "files": files,
         "total_bytes": sum(f["size"] for f in files.values()),
     }
@@ -315,7 +346,8 @@ def main() -> None:
     pdfjs_files = assemble_pdfjs()
     export_wheels = assemble_export_wheels()
     pdf_wheels = assemble_pdf_wheels()
-    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels)
+    xlsx_wheels = assemble_xlsx_wheels()
+    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels, xlsx_wheels)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT}")
 
 

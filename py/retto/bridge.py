@@ -300,6 +300,13 @@ def export_text(record_json: str, fmt: str, name=None) -> str:
     return export.render(json.loads(record_json), str(fmt), None if name is None else str(name)) + "\n"
 
 
+def export_table(record_json: str, fmt: str, index: int):
+    """Table `index` of a record in a table format (retto.export.render_table): text (csv, tsv, md) or the bytes
+    of a one-sheet XLSX workbook (table_xlsx; XlsxWriter is installed by the worker before it asks)."""
+    from . import export
+    return export.render_table(json.loads(record_json), str(fmt), int(index))
+
+
 def encode_page_jpeg(rgba, width: int, height: int) -> bytes:
     """A rendered PDF page (RGBA from pdf.js, opaque) as the searchable PDF's picture: JPEG, encoded by the same
     retto.pdf_export.encode_page (and quality) the CLI uses."""

@@ -20,6 +20,9 @@ from .image import DEFAULT_MAX_FILE_BYTES, display_path, read_image_file
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
 INPUT_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}   # what a directory is searched for
 SINGLE_DOCUMENT_FORMATS = ("hocr", "alto", "pdf")   # one file is one document: several inputs need --output
+# The tables only (layout.tables), written under --output: csv one file per table, xlsx one workbook per input.
+TABLE_FILE_FORMATS = ("csv", "xlsx")
+TABLES_ON = '{"layout": {"regions": true, "tables": true}}'
 
 
 def parse_args(argv=None):
@@ -34,10 +37,12 @@ def parse_args(argv=None):
     p.add_argument("--inputs", "--images", dest="inputs", nargs="+", metavar="PATH",
                    help="image files, PDFs and/or directories (searched recursively for both); --images is the "
                         "old name")
-    p.add_argument("--format", choices=list(export.FORMATS), default="json",
+    p.add_argument("--format", choices=list(export.FORMATS) + list(TABLE_FILE_FORMATS), default="json",
                    help="json | jsonl | text | tsv | md (paragraphs) | hocr | alto | pdf (searchable PDF: the "
-                        "page images with an invisible text layer); hocr, alto and pdf give one document per "
-                        "input: with several inputs, use --output")
+                        "page images with an invisible text layer) | csv (one file per table) | xlsx (one "
+                        "workbook per input, a sheet per table); hocr, alto and pdf give one document per "
+                        "input: with several inputs, use --output; csv and xlsx need --output and tables on "
+                        f"(--config with {TABLES_ON})")
     p.add_argument("--output", metavar="DIR", help="write one result file per input into DIR instead of stdout")
     p.add_argument("--dpi", type=int, metavar="N",
                    help="render PDF pages at N DPI (config document.dpi; default 200)")
@@ -281,6 +286,8 @@ class Sink:
         the pages' pictures, called only for the searchable PDF."""
         if self.fmt in SINGLE_DOCUMENT_FORMATS and not export.has_result(record):
             return None   # no document to write; the error is reported on stderr like any other
+        if self.fmt in TABLE_FILE_FORMATS:
+            return self._put_tables(name, rel, record)
         if self.fmt == "pdf":
             data = export.searchable_pdf(record, page_images())
         else:
@@ -307,6 +314,46 @@ class Sink:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data if data is not None else (text + "\n").encode("utf-8"))
         except FileExistsError:   # from mkdir: a file stands where the mirrored folder should be
+            return f"cannot create the folder {display_path(target.parent)}: a file of that name is in the way"
+        except OSError as exc:
+            return f"cannot write {display_path(target)}: {exc.strerror or exc}"
+        return None
+
+    def _put_tables(self, name: str, rel: Path, record: dict) -> str | None:
+        """csv: x.png.table-1.csv per table (a PDF's: x.pdf.p2.table-1.csv); xlsx: x.png.xlsx. An input without
+        tables is said on stderr and writes nothing (not a failure: its text was read)."""
+        found = export.record_tables(record)
+        if not found:
+            if "error" not in record:
+                print(export.visible(f"retto: {name}: no table found, no {self.fmt} written"), file=sys.stderr)
+            return None
+        if self.fmt == "xlsx":
+            files = [(f"{rel.name}.xlsx", export.tables_xlsx(record))]
+        else:
+            counts, files = {}, []
+            for page_no, table in found:
+                counts[page_no] = counts.get(page_no, 0) + 1
+                page = f"p{page_no}." if "pages" in record else ""
+                files.append((f"{rel.name}.{page}table-{counts[page_no]}.csv",
+                              export.table_csv(table).encode("utf-8")))
+        for file_name, data in files:
+            problem = self._write_file(rel.parent / file_name, data)
+            if problem:
+                return problem
+        return None
+
+    def _write_file(self, rel: Path, data: bytes) -> str | None:
+        target = self.out_dir / rel
+        n = 2
+        while target in self.taken:   # x.png and x.png given twice (two folders mirror to one name)
+            target = self.out_dir / rel.parent / f"{n}.{rel.name}"
+            n += 1
+        self.taken.add(target)
+        try:
+            with self.guard:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        except FileExistsError:
             return f"cannot create the folder {display_path(target.parent)}: a file of that name is in the way"
         except OSError as exc:
             return f"cannot write {display_path(target)}: {exc.strerror or exc}"
@@ -457,10 +504,25 @@ def main(argv=None) -> int:
         print(f"retto: {args.format} gives one document per input: use --output DIR for {len(images)} inputs",
               file=sys.stderr)
         return 2
+    if out_dir is None and args.format in TABLE_FILE_FORMATS:
+        what = "one file per table" if args.format == "csv" else "one workbook per input"
+        print(f"retto: --format {args.format} writes {what}: use --output DIR", file=sys.stderr)
+        return 2
     problem = out_dir and check_output_dir(out_dir)
     if problem:
         print(f"retto: {OUTPUT_FAILED}: {export.visible(problem)}", file=sys.stderr)
         return 2
+    if args.format in TABLE_FILE_FORMATS:   # from the set file and --config alone, before any model loads
+        try:
+            tables_on = model_sets.load(args.models, args.models_dir).make_config(
+                read_overrides(args.config, args)).layout.tables
+        except RettoError as err:
+            print(f"retto: {err.code}: {export.visible(err.message)}", file=sys.stderr)
+            return 2
+        if not tables_on:
+            print(f"retto: --format {args.format} writes tables, and tables are off (the default): turn them on "
+                  f"with --config FILE holding {TABLES_ON}", file=sys.stderr)
+            return 2
     guard = InterruptGuard()
     sink = Sink(args.format, out_dir, guard)   # writes nothing until the first result (or an interrupt)
     done, pool = 0, None

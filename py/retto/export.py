@@ -9,6 +9,8 @@ With page regions (layout.regions) blocks carry a `type`: titles become Markdown
 captions hOCR ocr_header / ocr_footer / ocr_caption and ALTO tagged blocks. With tables (layout.tables) a table
 block reads row by row (cells separated by tabs in `text`, a pipe table in `md`), and each table exports alone as
 CSV (`table_csv`) or all of a record's tables as one XLSX workbook, a sheet per table (`tables_xlsx`).
+One table of a record, by its index in `record_tables` order (the page's copy and download buttons):
+`render_table(record, fmt, index)` with fmt in TABLE_FORMATS (csv, tsv as copied text reads it, md, xlsx).
 """
 from __future__ import annotations
 
@@ -26,6 +28,9 @@ BINARY_FORMATS = ("pdf",)
 FORMATS = TEXT_FORMATS + BINARY_FORMATS
 EXTENSIONS = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv", "md": "md", "hocr": "hocr",
               "alto": "alto.xml", "pdf": "pdf"}
+# One table of a record (render_table): its text or workbook, and the suffix of its file.
+TABLE_FORMATS = ("table_csv", "table_tsv", "table_md", "table_xlsx")
+TABLE_EXTENSIONS = {"table_csv": "csv", "table_tsv": "tsv", "table_md": "md", "table_xlsx": "xlsx"}
 PAGE_BREAK_TEXT = "\f"            # between the pages of a document in `text` (as pdftotext does)
 PAGE_BREAK_MD = "\n\n---\n\n"    # a thematic break between pages in `md` (blank lines: never a setext heading)
 
@@ -235,25 +240,54 @@ def table_csv(table: dict) -> str:
     return buf.getvalue()
 
 
+def table_tsv(table: dict) -> str:
+    """One table as copied text reads it: a row per line, cells separated by tabs (odd characters in a cell,
+    a tab or a newline among them, shown as escapes), as a spreadsheet pastes it."""
+    return "\n".join("\t".join(visible(c) for c in row) for row in table_rows(table))
+
+
 def record_tables(record: dict) -> list:
     """(page number, table) pairs of every table a record's pages hold."""
     return [(p, t) for p, page in pages_of(record) if "error" not in page for t in page.get("tables") or []]
 
 
-def tables_xlsx(record: dict) -> bytes:
-    """Every table of the record as an XLSX workbook, one sheet per table ("p1 t1"), spanning cells merged.
-    XlsxWriter (pure Python, also in Pyodide) writes it; cells are written as text, as they were read."""
+def render_table(record: dict, fmt: str, index: int):
+    """Table `index` (0-based, in record_tables order) of a record in a TABLE_FORMATS format: text, or bytes
+    for table_xlsx (a workbook of that one table)."""
+    found = record_tables(record)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(found):
+        raise ValueError(f"this result has {len(found)} table{'s' * (len(found) != 1)}: no table {index!r}")
+    table = found[index][1]
+    if fmt == "table_csv":
+        return table_csv(table)
+    if fmt == "table_tsv":
+        return table_tsv(table)
+    if fmt == "table_md":
+        return markdown_table(table)
+    if fmt == "table_xlsx":
+        return tables_xlsx(record, index)
+    raise ValueError(f"unknown table format {fmt!r} (one of {', '.join(TABLE_FORMATS)})")
+
+
+def tables_xlsx(record: dict, index: int | None = None) -> bytes:
+    """Every table of the record (or only table `index`) as an XLSX workbook, one sheet per table ("p1 t1"),
+    spanning cells merged. XlsxWriter (pure Python, also in Pyodide) writes it; cells are written as text, as
+    they were read."""
     import xlsxwriter   # loaded only when a workbook is asked for
     found = record_tables(record)
     if not found:
         raise ValueError("this result has no table to export")
+    numbered, counts = [], {}
+    for page_no, table in found:
+        counts[page_no] = counts.get(page_no, 0) + 1
+        numbered.append((f"p{page_no} t{counts[page_no]}", table))
+    if index is not None:
+        numbered = [numbered[index]]
     buf = io.BytesIO()
     book = xlsxwriter.Workbook(buf, {"in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
                                      "strings_to_urls": False})
-    counts = {}
-    for page_no, table in found:
-        counts[page_no] = counts.get(page_no, 0) + 1
-        sheet = book.add_worksheet(f"p{page_no} t{counts[page_no]}")
+    for sheet_name, table in numbered:
+        sheet = book.add_worksheet(sheet_name)
         for c in table["cells"]:
             if c["row_span"] > 1 or c["col_span"] > 1:
                 sheet.merge_range(c["row"], c["col"], c["row"] + c["row_span"] - 1, c["col"] + c["col_span"] - 1,

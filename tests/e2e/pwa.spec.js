@@ -15,11 +15,13 @@ const TIMEOUT = 4 * 60_000;
 const MANIFEST = JSON.parse(readFileSync(join(APP_DIST, 'assets', 'manifest.json'), 'utf8'));
 const DEFAULT = MANIFEST.default_model_set;
 const OTHER = DEFAULT === 'ppocr-v6-tiny' ? 'ppocr-v4' : 'ppocr-v6-tiny'; // small, fast: the set used once
-/** assets/ paths of a set: its files, and its WebGL folder (the default's is precached as before). */
+/** assets/ paths of a set: its files, and its WebGL folder (the default's is precached as before). Not its layout
+ *  and table models: they are fetched (and saved offline) only once "Tables and regions" is on. */
 function setFiles(name, { webgl = true } = {}) {
   const e = MANIFEST.model_sets[name];
   const dir = webgl && e.webgl ? e.webgl.replace(/[^/]*$/, '') : null;
-  return [...new Set([...Object.values(e.files).map((f) => f.file),
+  const files = Object.entries(e.files).filter(([role]) => role !== 'layout' && role !== 'table').map(([, f]) => f.file);
+  return [...new Set([...files,
     ...Object.keys(MANIFEST.files).filter((f) => dir && f.startsWith(dir))])].map((f) => `/assets/${f}`);
 }
 const cachedPaths = (page, name) => page.evaluate(async (n) => (await (await caches.open(n)).keys())
@@ -71,9 +73,13 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     expect(v1).toHaveLength(1);
     const cached = await cachedPaths(page, v1[0]);
     const modelFiles = new Set(Object.keys(MANIFEST.model_sets).flatMap((n) => setFiles(n)));
-    const onUse = (f) => /^\/assets\/(pdfjs|pdf|export)\//.test(f); // pdf.js + pypdf, the PDF export's wheels: saved on first use
+    const onUse = (f) => /^\/assets\/(pdfjs|pdf|export|xlsx)\//.test(f); // pdf.js + pypdf, the export wheels: saved on first use
+    // The layout and table models: only with "Tables and regions" on (saved offline when fetched).
+    const settingModels = new Set(Object.values(MANIFEST.model_sets).flatMap((e) => ['layout', 'table']
+      .filter((r) => e.files[r]).map((r) => `/assets/${e.files[r].file}`)));
+    expect(settingModels.size).toBeGreaterThan(0);
     for (const f of Object.keys(MANIFEST.files).map((p) => `/assets/${p}`)) {
-      if (onUse(f)) expect(cached).not.toContain(f);
+      if (onUse(f) || settingModels.has(f)) expect(cached).not.toContain(f);
       else if (!modelFiles.has(f)) expect(cached).toContain(f); // Pyodide, onnxruntime-web, the wheel
     }
     for (const f of setFiles(DEFAULT)) expect(cached).toContain(f); // the default set, WebGL variants included
@@ -85,9 +91,12 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
 
     // Cache on fetch: a file of a set nobody asked to save is kept once fetched (the page's bytes as they came).
     const third = Object.keys(MANIFEST.model_sets).find((n) => n !== DEFAULT && n !== OTHER);
-    const probe = `/assets/${MANIFEST.model_sets[third].files.cls.file}`;
+    // (a file of its own: files several sets ship are stored once, and the default set's are precached)
+    const own = Object.values(MANIFEST.model_sets[third].files).find((f) => !defaultFiles.has(`/assets/${f.file}`)
+      && !settingModels.has(`/assets/${f.file}`));
+    const probe = `/assets/${own.file}`;
     expect(await page.evaluate((u) => fetch(u).then((r) => r.arrayBuffer()).then((b) => b.byteLength), probe))
-      .toBe(MANIFEST.model_sets[third].files.cls.size);
+      .toBe(own.size);
     await expect.poll(async () => (await cachedPaths(page, v1[0])).includes(probe), { timeout: 30_000 }).toBe(true);
 
     // Another set, used once online: the service worker saves its files as the OCR worker fetches them.

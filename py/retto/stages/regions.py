@@ -201,16 +201,20 @@ class Regions:
 
 
 def _explains(lines: list, filled: list, rows: int) -> bool:
-    """Whether a grid fits the lines it was found over: not more rows than lines, and at most a quarter of the
+    """Whether a grid fits the lines it was found over: not more rows than lines, at most a quarter of the
     lines torn between cells (a detector box run across two cells of a borderless table is torn; a grid laid
-    over prose tears most lines). The labelled deposition transcript, called a table at 0.52, gave 74 rows for
-    51 lines, most of them torn."""
+    over prose tears most lines), and at most half of the lines crowded into a cell with another line (a cell
+    may hold a wrapped text, but a grid with too few columns or rows set half a row off puts lines the detector
+    saw apart into one cell). The labelled deposition transcript, called a table at 0.52, gave 74 rows for 51
+    lines, most of them torn; the labelled borderless table scan got 5 columns for its 7 and rows half a row
+    off: 52 of its 81 lines crowded (every well-read table here: none). Such a table is read as text instead."""
     cells_of = {}
     for k, ws in enumerate(filled):
         for wd in ws:
             cells_of.setdefault(wd[2], set()).add(k)
     torn = sum(1 for c in cells_of.values() if len(c) > 1)
-    return rows <= max(2, len(lines)) and torn * 4 <= len(lines)
+    crowded = {wd[2] for ws in filled if len({w[2] for w in ws}) > 1 for wd in ws}
+    return rows <= max(2, len(lines)) and torn * 4 <= len(lines) and len(crowded) * 2 <= len(lines)
 
 
 def _fills(box, w: int, h: int) -> bool:

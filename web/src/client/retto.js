@@ -21,6 +21,7 @@
 //   preview}) runs as each page is done (preview: a JPEG Blob of the rendered page, for display).
 //   const blob = await ocr.export(record, 'json' | 'jsonl' | 'text' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf',
 //                                 { source, name });   // the same bytes as `retto --format …` writes
+// One table of a record (layout.tables): 'table_csv' | 'table_tsv' | 'table_md' | 'table_xlsx' with { table: i }.
 // 'pdf' (searchable PDF) needs the input: source = the image or PDF file the record was read from; a list of
 // records with { sources } makes one multi-page PDF.
 //   ocr.terminate();
@@ -147,6 +148,11 @@ export const EXPORT_FORMATS = {
   hocr: { type: 'application/xhtml+xml', ext: 'hocr' },
   alto: { type: 'application/xml', ext: 'alto.xml' },
   pdf: { type: 'application/pdf', ext: 'pdf' },
+  // One table of a record ({ table: its index among the record's tables }): the page's per-table buttons.
+  table_csv: { type: 'text/csv;charset=utf-8', ext: 'csv', table: true },
+  table_tsv: { type: 'text/tab-separated-values;charset=utf-8', ext: 'tsv', table: true },
+  table_md: { type: 'text/markdown;charset=utf-8', ext: 'md', table: true },
+  table_xlsx: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', ext: 'xlsx', table: true },
 };
 
 async function toMessage(input, maxPixels) {
@@ -329,16 +335,20 @@ export class Retto {
   }
 
   /** A record (or, for 'pdf', a list of records) in one of retto.export's formats, as a Blob of its MIME type.
-   *  For 'pdf', source (or sources, one per record) is the input each record was read from. */
-  export(record, format, { source, sources, name } = {}) {
+   *  For 'pdf', source (or sources, one per record) is the input each record was read from; for the table_*
+   *  formats, table is the index of one of the record's tables (pages in order, then tables in reading order). */
+  export(record, format, { source, sources, name, table } = {}) {
     if (!EXPORT_FORMATS[format]) return Promise.reject(new RettoError('invalid_config', `unknown export format ${format}`));
+    if (EXPORT_FORMATS[format].table && !Number.isInteger(table)) {
+      return Promise.reject(new RettoError('invalid_config', `${format} needs { table: index }`));
+    }
     return this.enqueue(async (handle) => {
       let buffers = [];
       if (format === 'pdf') {
         const list = sources ?? [source];
         buffers = await Promise.all(list.map((s) => (s == null ? null : inputBytes(s))));
       }
-      const msg = { record, format, sources: buffers, name: name ?? null };
+      const msg = { record, format, sources: buffers, name: name ?? null, table: table ?? null };
       const { result } = await handle.request('export', msg, { transfer: buffers.filter(Boolean) });
       return new Blob([result], { type: EXPORT_FORMATS[format].type });
     });

@@ -5,17 +5,18 @@ import { Retto } from '../client/retto.js';
 const engines = new Map(); // key -> {promise, listeners:Set, refs, lastProgress, info}
 const RELEASE_DELAY_MS = 2000; // an element moved in the DOM disconnects and reconnects: don't kill the worker
 
-function keyOf(backend, assetBase, models, allow, block) {
-  return `${backend}|${assetBase}|${models ?? ''}|${allow ?? ''}|${block ?? ''}`; // no models: the build's default set
+function keyOf(backend, assetBase, models, allow, block, config) {
+  // no models: the build's default set; config: the settings object (e.g. the page's tables setting)
+  return `${backend}|${assetBase}|${models ?? ''}|${allow ?? ''}|${block ?? ''}|${config ? JSON.stringify(config) : ''}`;
 }
 
 /**
  * Get (or boot) the shared engine. onLoadProgress receives the loading events ({stage:'load', loaded, total})
  * of the boot in flight, also when another caller started it. Resolves to a Retto client.
  */
-export function acquireEngine({ backend = 'auto', assetBase, models, allow, block }, onLoadProgress) {
+export function acquireEngine({ backend = 'auto', assetBase, models, allow, block, config }, onLoadProgress) {
   const base = new URL(assetBase, document.baseURI).href;
-  const key = keyOf(backend, base, models || undefined, allow || undefined, block || undefined);
+  const key = keyOf(backend, base, models || undefined, allow || undefined, block || undefined, config || undefined);
   let entry = engines.get(key);
   if (!entry) {
     entry = { listeners: new Set(), refs: 0, lastProgress: null, releaseTimer: null };
@@ -24,6 +25,7 @@ export function acquireEngine({ backend = 'auto', assetBase, models, allow, bloc
       models: models || undefined,
       allow: allow || undefined,
       block: block || undefined,
+      config: config || undefined,
       assetBase: base,
       onProgress: (ev) => {
         entry.lastProgress = ev;

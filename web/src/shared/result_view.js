@@ -78,6 +78,13 @@ export class ResultView {
       overlay.append(poly);
       this.polygons.push(poly);
     });
+    // Tables (layout.tables): each table's outline and its cells' boxes, drawn under nothing (no pointer events:
+    // the line boxes stay clickable through them).
+    (result.tables ?? []).forEach((table, t) => {
+      const poly = (box, cls) => svg('polygon', { class: cls, part: cls, points: box.map(([x, y]) => `${x},${y}`).join(' ') });
+      overlay.append(svg('g', { class: 'table-grid', part: 'table-grid', dataset: { table: t } },
+        poly(table.box, 'table-box'), ...table.cells.map((c) => poly(c.box, 'table-cell'))));
+    });
     layer.append(overlay);
     stage.append(layer);
     this.figure.append(stage);

@@ -3,9 +3,10 @@
 //  - lists every file of dist/ with its sha256 (runtime assets: the sha256 from assets/manifest.json, checked
 //    against the file so a stale manifest fails the build instead of a service worker that never installs),
 //    split in two: `files`, precached at install (the app shell, Pyodide, onnxruntime-web, the wheel and the
-//    DEFAULT model set with its WebGL variants), and `onDemand`, the other sets' files, pdf.js and the export
-//    wheels, which the service worker saves when they are first fetched (each set is 7-32 MB; nobody needs all
-//    of them offline; pdf.js and the export code only matter to people who use PDFs),
+//    DEFAULT model set with its WebGL variants), and `onDemand`, the other sets' files, the layout/table models
+//    (fetched only with "Tables and regions" on), pdf.js and the export wheels, which the service worker saves
+//    when they are first fetched (each set is 7-32 MB; nobody needs all of them offline; pdf.js and the export
+//    code only matter to people who use PDFs),
 //  - writes dist/sw.js = both lists + web/src/sw/sw.js. The version is a hash of both lists.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -14,16 +15,29 @@ import { fileURLToPath } from 'node:url';
 
 // .br/.gz: scripts/precompress.mjs's copies of files listed here; the server picks them by Accept-Encoding.
 const SKIP = [/^sw\.js$/, /\.map$/, /(^|\/)\.DS_Store$/, /\.(br|gz)$/];
-// Loaded only when a feature is first used: pdf.js (a PDF arrives) and the searchable-PDF export's wheels.
+// Loaded only when a feature is first used: pdf.js (a PDF arrives), the searchable-PDF export's wheels and
+// XlsxWriter (the first table workbook).
 // Saved on that first use, like the other model sets; the page then asks for the whole group (sw.js
 // 'cache-group'), so a later PDF needing a CMap or font the first did not still works offline.
-const LOADED_ON_USE = { pdfjs: /^assets\/pdf(js)?\//, export: /^assets\/export\// }; // pdf/: pypdf, with pdf.js
+const LOADED_ON_USE = { pdfjs: /^assets\/pdf(js)?\//, export: /^assets\/export\//, xlsx: /^assets\/xlsx\// }; // pdf/: pypdf, with pdf.js
 
 // The component build's worker (vite.component.config.js) lives under assets/ so that copying assets/ brings it;
 // it is a build output, not a runtime asset, so assets/manifest.json does not list it.
 const BUILT_INTO_ASSETS = /^assets\/retto-ocr\//;
 
 const groupOf = (url) => Object.keys(LOADED_ON_USE).find((g) => LOADED_ON_USE[g].test(url)) ?? null;
+// Model roles that run only when a setting turns them on (layout.regions / layout.tables): never precached, saved
+// when first fetched, so a visitor who never turns tables on never downloads their models.
+const SETTING_ROLES = new Set(['layout', 'table']);
+
+/** assets/ paths of the model files that serve only SETTING_ROLES, in whichever sets use them. */
+function settingOnlyFiles(manifest) {
+  const roles = new Map();
+  for (const entry of Object.values(manifest.model_sets ?? {})) {
+    for (const [role, f] of Object.entries(entry.files)) roles.set(f.file, [...(roles.get(f.file) ?? []), role]);
+  }
+  return new Set([...roles].filter(([, rs]) => rs.every((r) => SETTING_ROLES.has(r))).map(([file]) => file));
+}
 
 function walk(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -55,6 +69,7 @@ export function buildPrecacheList(outDir) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const assetHashes = manifest.files;
   const owners = modelSetOwners(manifest);
+  const bySetting = settingOnlyFiles(manifest);
   const defaultSet = manifest.default_model_set;
   if (!manifest.model_sets?.[defaultSet]) throw new Error(`assets/manifest.json: default_model_set ${defaultSet} is not a model set`);
   const files = [];
@@ -72,7 +87,8 @@ export function buildPrecacheList(outDir) {
     const entry = { url, sha256: inManifest?.sha256 ?? hash, size: bytes.length };
     // A model file is precached only if the default set uses it (a file two sets share counts as the default's).
     const sets = url.startsWith('assets/models/') ? (owners.get(url.slice('assets/'.length)) ?? []) : null;
-    if (sets && !sets.includes(defaultSet)) onDemand.push({ ...entry, sets });
+    if (sets && bySetting.has(url.slice('assets/'.length))) onDemand.push({ ...entry, sets: [], group: 'tables' });
+    else if (sets && !sets.includes(defaultSet)) onDemand.push({ ...entry, sets });
     else if (groupOf(url)) onDemand.push({ ...entry, sets: [], group: groupOf(url) });
     else files.push(entry);
   }

@@ -2,7 +2,7 @@
 // JSON results to the views. Data flows one way: bytes -> worker (py/retto) -> JSON -> UI.
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { filesFromClipboard, filesFromDataTransfer, filesFromInput, looksReadable } from '../shared/input_files.js';
-import { downloadAllPdf, downloadBatch, downloadOne, downloadZip } from './downloads.js';
+import { downloadAllPdf, downloadBatch, downloadOne, downloadTable, downloadZip, tableText } from './downloads.js';
 import { History } from './history.js';
 import { explainError } from '../shared/error_text.js';
 import { h } from '../shared/dom.js';
@@ -10,6 +10,7 @@ import { plural } from '../shared/units.js';
 import { OcrQueue, isRunning, pagesOf } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
+import { TablesView } from './tables_view.js';
 import { loadingText, statusInWords, technicalDetails } from '../shared/engine_text.js';
 import { BACKEND_CHOICES, GPU_BACKENDS, isBackendChoice } from '../shared/backends_list.js';
 import { receiveFiles, saveGroupOffline, saveModelSetOffline, setUpOffline } from './pwa.js';
@@ -42,7 +43,8 @@ function startEngine(fallback = null) {
   const t0 = performance.now();
   $('loading').dataset.state = 'loading';
   showLoading({ stage: 'load', phase: 'download', loaded: 0, total: 0 });
-  const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE, models: set?.name }, showLoading);
+  const { key, engine } = acquireEngine({ backend, assetBase: ASSET_BASE, models: set?.name, config: engineConfig() },
+    showLoading);
   state.engineKey = key;
   state.engine = engine;
   markStarted();
@@ -69,6 +71,12 @@ function startEngine(fallback = null) {
     setEngineState('error', `${why.title} ${why.advice}`);
     showDetails([...(fallback ? [[`Fallback from ${fallback.from}`, fallback.reason]] : []), ['Error', `${why.code}: ${why.detail}`]]);
   });
+}
+
+/** The settings object the engine is made with (Retto.create's config, the CLI's --config): the page's one
+ *  setting is "Tables and regions" (layout.regions + layout.tables; their models are fetched only when on). */
+function engineConfig() {
+  return $('tables-regions').checked ? { layout: { regions: true, tables: true } } : undefined;
 }
 
 function setEngineState(s, text) {
@@ -132,7 +140,12 @@ const details = new DetailView({
   lines: $('lines'), showBoxes: $('show-boxes'), readWith: $('result-set'),
   pageNav: $('page-nav'), pagePrev: $('page-prev'), pageNext: $('page-next'), pageSelect: $('page-select'),
   pdfButton: $('download-pdf'),
-}, { onCopyLine: (text) => copy(text, 'Line copied'), modelSetLabel: (name) => sets.labelOf(name) });
+}, {
+  onCopyLine: (text) => copy(text, 'Line copied'),
+  modelSetLabel: (name) => sets.labelOf(name),
+  tables: new TablesView({ panel: $('tables-panel'), list: $('tables'), count: $('table-count') },
+    { onAction: (format, index) => tableAction(format, index) }),
+});
 
 function select(job, byUser = false) {
   state.selected = job;
@@ -311,6 +324,26 @@ for (const [id, format] of [['download-txt', 'text'], ['download-json', 'json'],
     (ocr) => downloadOne(ocr, state.selected, format).then(() => { if (format === 'pdf') savedExport(); })));
 }
 
+/** A table's button: copy it (TSV, Markdown) or download it (CSV, XLSX), as py/retto writes it. */
+async function tableAction(format, index) {
+  const job = state.selected;
+  if (!job) return;
+  if (format === 'table_tsv' || format === 'table_md') {
+    const ocr = await state.engine;
+    const what = format === 'table_tsv' ? 'TSV' : 'Markdown';
+    try {
+      await copy(await tableText(ocr, job, format, index), `Table ${index + 1} copied as ${what}`);
+    } catch (e) {
+      $('notice').textContent = `Copying table ${index + 1} failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
+    }
+    return;
+  }
+  await download(`Table ${index + 1} as ${format === 'table_csv' ? 'CSV' : 'XLSX'}`,
+    (ocr) => downloadTable(ocr, job, format, index).then(() => {
+      if (format === 'table_xlsx' && import.meta.env.PROD) saveGroupOffline('xlsx');
+    }));
+}
+
 // ---- inputs -----------------------------------------------------------------------------------------------
 for (const id of ['pick-files', 'pick-folder', 'take-photo']) {
   $(id).addEventListener('change', (ev) => {
@@ -355,6 +388,13 @@ $('backend').replaceChildren(...BACKEND_CHOICES.map((c) => new Option(c.label, c
 $('backend').value = [params.get('backend'), localStorage.getItem('retto.backend'), 'auto'].find(isBackendChoice);
 $('backend').addEventListener('change', () => {
   localStorage.setItem('retto.backend', $('backend').value);
+  startEngine();
+});
+
+// ---- tables and regions (a setting of the engine: switching it restarts the engine, like the model set) -------
+$('tables-regions').checked = localStorage.getItem('retto.tables') === 'on';
+$('tables-regions').addEventListener('change', () => {
+  localStorage.setItem('retto.tables', $('tables-regions').checked ? 'on' : 'off');
   startEngine();
 });
 

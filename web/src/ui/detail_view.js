@@ -8,11 +8,12 @@ import { stageText, timingRows } from './stage_text.js';
 
 export class DetailView {
   /** modelSetLabel(name): the words for the set that read a result (result.model_set). */
-  constructor(els, { onCopyLine, modelSetLabel = (name) => name }) {
+  constructor(els, { onCopyLine, modelSetLabel = (name) => name, tables = null }) {
     this.els = els; // {title, status, body, actions, count, timings, timingsList, figure, lines, showBoxes, readWith,
     //                  pageNav, pagePrev, pageNext, pageSelect, pdfButton}
     this.modelSetLabel = modelSetLabel;
     this.view = new ResultView({ figure: els.figure, list: els.lines, onCopyLine });
+    this.tables = tables; // TablesView: the result's tables as HTML tables with their buttons
     this.job = null;
     this.shownResult = null;
     this.pageIndex = 0; // the page shown of a PDF job
@@ -53,6 +54,7 @@ export class DetailView {
       e.status.replaceChildren('Add an image or a PDF to see its text here.');
       e.body.hidden = e.actions.hidden = e.timings.hidden = e.readWith.hidden = true;
       this.view.clear();
+      this.tables?.show([]);
       this.shownResult = null;
       return;
     }
@@ -67,6 +69,7 @@ export class DetailView {
     if (job.status === 'done') this.updatePageNav(job, pages);
     if (job.status === 'done' && result.error) { // one failed page of a PDF: its error, the others stay reachable
       this.view.clear();
+      this.tables?.show([]);
       this.shownResult = null;
       e.body.hidden = e.timings.hidden = true;
       e.actions.hidden = e.status.hidden = false;
@@ -78,6 +81,7 @@ export class DetailView {
         const imageUrl = job.result.pages ? job.previews[this.pageIndex] : job.url;
         const name = job.result.pages ? `${job.name}, page ${result.page}` : job.name;
         this.view.show({ imageUrl, name, result });
+        this.tables?.show(result.tables, tablesBefore(pages, this.pageIndex));
         this.view.boxesVisible = e.showBoxes.checked;
         // From history without its image: the text alone, and a word on why (not an empty frame).
         e.figure.classList.toggle('no-picture', !imageUrl);
@@ -96,6 +100,7 @@ export class DetailView {
       return;
     }
     this.view.clear();
+    this.tables?.show([]);
     this.shownResult = null;
     e.body.hidden = e.actions.hidden = e.timings.hidden = true;
     e.status.hidden = false;
@@ -110,6 +115,12 @@ export class DetailView {
       e.status.replaceChildren(`${STATUS_LABEL[job.status]}… ${page}${stage}`);
     }
   }
+}
+
+/** How many tables a PDF's pages before page i hold (failed pages hold none): the record-wide index of page
+ *  i's first table, as retto.export.record_tables counts them. */
+function tablesBefore(pages, i) {
+  return pages.slice(0, i).reduce((n, p) => n + (p.error ? 0 : p.tables?.length ?? 0), 0);
 }
 
 function noPicture() {

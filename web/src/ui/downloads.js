@@ -35,6 +35,18 @@ export async function downloadOne(ocr, job, format) {
   saveBlob(`${baseName(job.name)}.${EXPORT_FORMATS[format].ext}`, blob);
 }
 
+/** One table of a job (index among its record's tables) as text ('table_tsv', 'table_md'), for copying. */
+export async function tableText(ocr, job, format, index) {
+  return (await ocr.export(recordOf(job), format, { table: index })).text();
+}
+
+/** One table of a job as a file ('table_csv', 'table_xlsx'): `report-table-2.csv` (tables numbered from 1 through
+ *  the whole record, so a PDF's page 3 may hold table 4). */
+export async function downloadTable(ocr, job, format, index) {
+  const blob = await ocr.export(recordOf(job), format, { table: index });
+  saveBlob(`${baseName(job.name)}-table-${index + 1}.${EXPORT_FORMATS[format].ext}`, blob);
+}
+
 /** Why a job is not in a download: its error code, "cancelled", "not finished", "image not kept". */
 function leftOut(job, needsImage = false) {
   if (job.status === 'failed') return { name: job.name, why: job.error.code };

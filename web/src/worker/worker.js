@@ -284,6 +284,16 @@ function exportPackages() {
   return s.exportPackages;
 }
 
+/** XlsxWriter, installed the first time a workbook is asked for (not at boot, not with the PDF wheels). */
+function xlsxPackages() {
+  const s = state.ready;
+  if (!s.xlsxPackages) {
+    s.xlsxPackages = installWheels(s.pyodide, s.manifest.xlsx_wheels.map((f) => new URL(f, s.assetBase).href));
+    s.xlsxPackages.catch(() => { s.xlsxPackages = null; });
+  }
+  return s.xlsxPackages;
+}
+
 const ok = (p) => !p.error;
 
 /** The pictures of a record's pages, in order: an image's own bytes; a PDF's pages rendered again from its bytes
@@ -318,10 +328,22 @@ async function pagePictures(record, source) {
 /** export {record, format, sources, name}: record is one record, or a list (pdf: one multi-page PDF of their
  *  pages; json/text/...: the CLI's stdout for that batch); sources[i]: the input bytes of records[i] (pdf only).
  *  Replies with the file's bytes. */
-async function exportRecord(id, { record, format, sources = [], name = null }) {
+async function exportRecord(id, { record, format, sources = [], name = null, table = null }) {
   const s = state.ready;
   let bytes;
-  if (format === 'pdf') {
+  if (format.startsWith('table_')) { // one table: text, or a workbook's bytes (a PyProxy of Python bytes)
+    if (format === 'table_xlsx') await xlsxPackages();
+    const out = s.bridge.export_table(JSON.stringify(record), format, table);
+    if (typeof out === 'string') {
+      bytes = new TextEncoder().encode(out);
+    } else {
+      try {
+        bytes = out.toJs();
+      } finally {
+        out.destroy();
+      }
+    }
+  } else if (format === 'pdf') {
     const records = Array.isArray(record) ? record : [record];
     if (records.some((r, i) => ok(r) && !sources[i])) {
       throw new RettoWorkerError('invalid_config', 'a searchable PDF needs the input file of every record');
