@@ -2,7 +2,7 @@
 
 A record is one input's result dict (`OcrResult.to_dict()`) with its `path`, a document record (`retto.document`:
 `{"path", "kind": "pdf", "page_count", "pages": [page records]}`), or `{"path", "error"}`.
-Text formats: json, jsonl, text, tsv, md (Markdown), hocr (hOCR 1.2: ocr_page / ocr_line / ocrx_word), alto
+Text formats: json, jsonl, text, plain (only the text, as the page copies it), tsv, md (Markdown), hocr (hOCR 1.2: ocr_page / ocr_line / ocrx_word), alto
 (ALTO v4). Binary: pdf (`searchable_pdf`, in `retto.pdf_export`). Words come from each line's `words` (CTC word
 boxes) when present, else the line is one word.
 With page regions (layout.regions) blocks carry a `type`: titles become Markdown headings, headers, footers and
@@ -23,10 +23,10 @@ from xml.sax.saxutils import escape, quoteattr
 from . import __version__
 from .line_metrics import language, measure, set_languages
 
-TEXT_FORMATS = ("json", "jsonl", "text", "tsv", "md", "hocr", "alto")
+TEXT_FORMATS = ("json", "jsonl", "text", "plain", "tsv", "md", "hocr", "alto")
 BINARY_FORMATS = ("pdf",)
 FORMATS = TEXT_FORMATS + BINARY_FORMATS
-EXTENSIONS = {"json": "json", "jsonl": "jsonl", "text": "txt", "tsv": "tsv", "md": "md", "hocr": "hocr",
+EXTENSIONS = {"json": "json", "jsonl": "jsonl", "text": "txt", "plain": "plain.txt", "tsv": "tsv", "md": "md", "hocr": "hocr",
               "alto": "alto.xml", "pdf": "pdf"}
 # One table of a record (render_table): its text or workbook, and the suffix of its file.
 TABLE_FORMATS = ("table_csv", "table_tsv", "table_md", "table_xlsx")
@@ -106,12 +106,14 @@ def render(record: dict, fmt: str, name: str | None = None) -> str:
             raise ValueError(f"{name} has no result to export ({err['code']})")
         if fmt == "md":
             return "*" + escape_md(f"ERROR {err['code']}: {err['message']}") + "*"
+        if fmt == "plain":
+            return ""   # only what was read: the error is the CLI's stderr, the page's notice
         return f"== {visible(name)} ==\nERROR {err['code']}: {visible(err['message'])}"
     if fmt == "pdf":
         raise ValueError("a searchable PDF needs the page images: call searchable_pdf(record, page_images)")
     if fmt in ("hocr", "alto") and not has_result(record):
         raise ValueError(f"{name} has no page with a result to export")
-    return {"text": text, "tsv": tsv, "md": markdown, "hocr": hocr, "alto": alto}[fmt](record, name)
+    return {"text": text, "plain": plain, "tsv": tsv, "md": markdown, "hocr": hocr, "alto": alto}[fmt](record, name)
 
 
 def searchable_pdf(record: dict, page_images) -> bytes:
@@ -169,6 +171,12 @@ def text(record: dict, name: str) -> str:
     for lines in pages[1:]:
         out += [PAGE_BREAK_TEXT] + lines
     return "\n".join(out)
+
+
+def plain(record: dict, name: str = "") -> str:
+    """Only the text, as the page's Copy buttons copy it: lines in reading order, tables row by row with tabs,
+    pages separated by a blank line; no header, failed pages left out."""
+    return "\n\n".join("\n".join(page_lines(page)) for _, page in pages_of(record) if "error" not in page)
 
 
 def tsv(record: dict, name: str) -> str:

@@ -116,6 +116,10 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
   await page.getByRole('button', { name: 'Copy TSV of table 1' }).click();
   await expect.poll(clipboard).toBe(gt.copy);
+  // Copy text (the whole page, py/retto's `plain` export) reads the table row by row too.
+  await page.evaluate(() => navigator.clipboard.writeText('-'));
+  await page.locator('#copy-one').click();
+  await expect.poll(clipboard).toContain(gt.copy);
   await page.getByRole('button', { name: 'Copy Markdown of table 1' }).click();
   await expect.poll(clipboard).toMatch(/^\| /);
   const md = (await clipboard()).split('\n');

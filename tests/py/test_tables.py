@@ -92,6 +92,12 @@ def test_copied_text_reads_tables_row_by_row(table_runs):
         refkit.REPORT_TABLES.append(f"tables: {name} row-order CER {row_cer:.2%}, cell (line) CER {line_cer:.2%}")
         assert row_cer <= line_cer + 0.01, (name, row_cer, line_cer, text)
         assert text.splitlines()[1].split("\t") == [c["text"] for c in cells if c["row"] == 1] or name == "spanning_sales"
+        # The page's Copy buttons copy the `plain` export: the same row-by-row text, in a document record too.
+        from retto import export
+        assert export.render({**result, "path": f"{name}.png"}, "plain") == text
+        doc = {"path": f"{name}.pdf", "kind": "pdf", "page_count": 2, "pages": [{**result, "page": 1},
+               {"page": 2, "error": {"code": "pdf_page_too_complex", "message": "x"}}]}
+        assert export.render(doc, "plain") == text
 
 
 def test_region_pages_find_their_regions_and_read_header_first_footer_last(table_runs):

@@ -143,6 +143,7 @@ export const EXPORT_FORMATS = {
   json: { type: 'application/json', ext: 'json' },
   jsonl: { type: 'application/x-ndjson', ext: 'jsonl' },
   text: { type: 'text/plain;charset=utf-8', ext: 'txt' },
+  plain: { type: 'text/plain;charset=utf-8', ext: 'plain.txt' },
   tsv: { type: 'text/tab-separated-values;charset=utf-8', ext: 'tsv' },
   md: { type: 'text/markdown;charset=utf-8', ext: 'md' },
   hocr: { type: 'application/xhtml+xml', ext: 'hocr' },

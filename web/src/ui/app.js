@@ -2,12 +2,12 @@
 // JSON results to the views. Data flows one way: bytes -> worker (py/retto) -> JSON -> UI.
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { filesFromClipboard, filesFromDataTransfer, filesFromInput, looksReadable } from '../shared/input_files.js';
-import { downloadAllPdf, downloadBatch, downloadOne, downloadTable, downloadZip, tableText } from './downloads.js';
+import { downloadAllPdf, downloadBatch, downloadOne, downloadTable, downloadZip, plainText, tableText } from './downloads.js';
 import { History } from './history.js';
 import { explainError } from '../shared/error_text.js';
 import { h } from '../shared/dom.js';
 import { plural } from '../shared/units.js';
-import { OcrQueue, isRunning, pagesOf } from './queue.js';
+import { OcrQueue, isRunning } from './queue.js';
 import { QueueView } from './queue_view.js';
 import { DetailView } from './detail_view.js';
 import { TablesView } from './tables_view.js';
@@ -276,11 +276,13 @@ async function copyText(text) {
   }
 }
 
-/** The lines as shown, one per line (a PDF: its pages one after another). */
-const shownText = (job) => pagesOf(job).filter((p) => !p.error).map((p) => p.lines.map((l) => l.text).join('\n')).join('\n\n');
-
-function allText() {
-  return queue.jobs.filter((j) => j.status === 'done').map(shownText).filter(Boolean).join('\n\n');
+/** Copy the finished jobs' text (py/retto's `plain` export: tables row by row); a failure is said, never silent. */
+async function copyJobs(jobs, what) {
+  try {
+    await copy(await plainText(await state.engine, jobs.filter((j) => j.status === 'done')), what);
+  } catch (e) {
+    $('notice').textContent = `Copying failed: ${e.code ? `${e.code}: ` : ''}${e.message}`;
+  }
 }
 
 /** Run a download; a failure (or what it left out) is said in the notice, never silently dropped. */
@@ -302,7 +304,7 @@ function savedExport() {
 
 const zipFormats = () => Array.from(document.querySelectorAll('input[name="zip-format"]:checked'), (c) => c.value);
 
-$('copy-all').addEventListener('click', () => copy(allText(), 'All text copied'));
+$('copy-all').addEventListener('click', () => copyJobs(queue.jobs, 'All text copied'));
 $('download-all-txt').addEventListener('click', () => download('All TXT',
   (ocr) => downloadBatch(ocr, queue.jobs, 'text', 'retto-ocr.txt')));
 $('download-all-json').addEventListener('click', () => download('All JSON',
@@ -318,7 +320,7 @@ $('clear-queue').addEventListener('click', () => { // everything, waiting and ru
   queue.clear();
   $('queue-title').focus();
 });
-$('copy-one').addEventListener('click', () => copy(shownText(state.selected), 'Text copied'));
+$('copy-one').addEventListener('click', () => state.selected && copyJobs([state.selected], 'Text copied'));
 for (const [id, format] of [['download-txt', 'text'], ['download-json', 'json'], ['download-pdf', 'pdf'], ['download-hocr', 'hocr']]) {
   $(id).addEventListener('click', () => download(format === 'pdf' ? 'PDF' : format.toUpperCase(),
     (ocr) => downloadOne(ocr, state.selected, format).then(() => { if (format === 'pdf') savedExport(); })));

@@ -40,6 +40,13 @@ export async function tableText(ocr, job, format, index) {
   return (await ocr.export(recordOf(job), format, { table: index })).text();
 }
 
+/** The finished jobs' text as the Copy buttons copy it: py/retto's `plain` export of each (reading order, tables
+ *  row by row with tabs, pages apart by a blank line), one job after another, a blank line between. */
+export async function plainText(ocr, jobs) {
+  const texts = await Promise.all(jobs.map(async (j) => (await (await ocr.export(recordOf(j), 'plain')).text()).replace(/\n$/, '')));
+  return texts.filter(Boolean).join('\n\n');
+}
+
 /** One table of a job as a file ('table_csv', 'table_xlsx'): `report-table-2.csv` (tables numbered from 1 through
  *  the whole record, so a PDF's page 3 may hold table 4). */
 export async function downloadTable(ocr, job, format, index) {
