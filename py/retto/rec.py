@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cls import resize_pad
+from .cls import batch
 from .config import RecConfig
 
 
@@ -14,8 +14,7 @@ def batch_width(crops: list, indices: list, cfg: RecConfig) -> int:
 
 
 def preprocess(crops: list, indices: list, cfg: RecConfig) -> np.ndarray:
-    width = batch_width(crops, indices, cfg)
-    return np.stack([resize_pad(crops[i], cfg.height, width) for i in indices])
+    return batch(crops, indices, cfg.height, batch_width(crops, indices, cfg))
 
 
 def labels_from_charset(charset: list) -> list:
