@@ -10,7 +10,8 @@
 //   and otherwise every `every` calls,
 //   `every` doubling from PROBE_EVERY up to PROBE_MAX each time a probe confirms the choice (a quiet machine
 //   pays about one slower call in 40);
-// - switch when the other count's cost on that model is lower by more than MARGIN; a switch resets the period.
+// - switch when the other count's cost on that model is lower by more than MARGIN; a switch resets the period;
+//   a probe waits for a call of a model the current count ran recently (det runs once a page).
 // Costs older than FRESH calls are not compared (the load they saw may be gone).
 
 export const PROBE_FIRST = 3;
@@ -43,7 +44,9 @@ export class ThreadChoice {
   /** The thread count for the next call of `model` on `elements` input values. */
   pick(model, elements) {
     if (this.max <= 1) return 1;
-    if (this.probing === null && (this.calls >= this.nextProbe || this.slowed(model, elements))) this.probing = this.other();
+    // A probe needs a recent cost of this model on the current count to compare with (det runs once a page).
+    if (this.probing === null && this.fresh(model, this.threads)
+        && (this.calls >= this.nextProbe || this.slowed(model, elements))) this.probing = this.other();
     return this.probing ?? this.threads;
   }
 
@@ -74,17 +77,19 @@ export class ThreadChoice {
     this.probing = null;
     const mine = this.fresh(model, this.threads);
     const theirs = this.costs[key];
-    if (mine && theirs.recent * MARGIN < mine.recent) {
+    if (!mine) { // nothing recent of this model to compare with: probe the next call again
+      this.nextProbe = this.calls + 1;
+      return;
+    }
+    if (theirs.recent * MARGIN < mine.recent) {
       this.reason = `${threads} thread${threads > 1 ? 's' : ''}: ${model} cost ${fmt(theirs.recent)} against `
         + `${fmt(mine.recent)} ms per million input values on ${this.threads} (call ${this.calls})`;
       this.threads = threads;
       this.switches += 1;
       this.every = PROBE_EVERY;
     } else {
-      if (mine) {
-        this.reason = `${this.threads} thread${this.threads > 1 ? 's' : ''}: ${model} cost ${fmt(mine.recent)} against `
-          + `${fmt(theirs.recent)} ms per million input values on ${threads} (call ${this.calls})`;
-      }
+      this.reason = `${this.threads} thread${this.threads > 1 ? 's' : ''}: ${model} cost ${fmt(mine.recent)} against `
+        + `${fmt(theirs.recent)} ms per million input values on ${threads} (call ${this.calls})`;
       this.every = Math.min(this.every * 2, PROBE_MAX);
     }
     this.nextProbe = this.calls + this.every;
