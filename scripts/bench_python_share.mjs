@@ -74,7 +74,7 @@ try {
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${s.url}dev.html?boot=0`);
     info.push(await page.evaluate(async (threads) => {
-      window.engines = [await window.Retto.create({ backend: 'wasm', threads })];
+      window.engines = [await window.Retto.create({ backend: 'wasm', threads, idleRecycleBytes: 0 })]; // no idle recycling: the builds take turns
       return window.engines[0].info.wasm;
     }, THREADS));
     pages.push(page);
