@@ -23,16 +23,26 @@ def content_width(crop: np.ndarray, height: int, width: int) -> int:
     return max(min(width, int(math.ceil(height * w / float(h)))), 1)
 
 
-def resize_pad(crop: np.ndarray, height: int, width: int) -> np.ndarray:
-    """Resize to `height` keeping the aspect (capped at `width`), normalise, zero-pad on the right."""
+def resize_pad(crop: np.ndarray, height: int, width: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Resize to `height` keeping the aspect (capped at `width`), normalise, zero-pad on the right. `out`: a
+    zeroed [3, height, width] float32 slot to write into (a batch's row: no copy into the batch afterwards)."""
     new_w = content_width(crop, height, width)
-    out = np.zeros((3, height, width), dtype=np.float32)
+    if out is None:
+        out = np.zeros((3, height, width), dtype=np.float32)
     normalize_bgr(resize_linear(crop, new_w, height), (0.5,) * 3, (0.5,) * 3, out=out[:, :, :new_w])
     return out
 
 
+def batch(crops: list, indices: list, height: int, width: int) -> np.ndarray:
+    """crops[indices] resized, normalised and zero-padded into one [N, 3, height, width] float32 batch."""
+    out = np.zeros((len(indices), 3, height, width), dtype=np.float32)
+    for j, i in enumerate(indices):
+        resize_pad(crops[i], height, width, out=out[j])
+    return out
+
+
 def preprocess(crops: list, indices: list, cfg: ClsConfig) -> np.ndarray:
-    return np.stack([resize_pad(crops[i], cfg.height, cfg.width) for i in indices])
+    return batch(crops, indices, cfg.height, cfg.width)
 
 
 def postprocess(probs: np.ndarray, cfg: ClsConfig):

@@ -69,11 +69,16 @@ def postprocess(pred: np.ndarray, src_h: int, src_w: int, cfg: DetConfig, stats:
     if labels.size == 0:
         return np.zeros((0, 4, 2)), np.zeros(0)
 
-    # Each run contributes its two end pixels; their hull is the component's hull.
-    order = np.argsort(labels, kind="stable")
-    lab = labels[order]
-    pts = np.stack([np.concatenate([starts[order], ends[order]]),
-                    np.concatenate([rows[order], rows[order]])], axis=1).astype(np.float64)
+    # Each run contributes its two end pixels; their hull is the component's hull. Only a row's leftmost start
+    # and rightmost end can be hull vertices (any other end pixel lies between them), so each (component, row)
+    # keeps just those two: the same hull from far fewer points for the per-component loop below.
+    order = np.lexsort((rows, labels))
+    lab, row = labels[order], rows[order]
+    first = np.flatnonzero(np.concatenate(([True], (lab[1:] != lab[:-1]) | (row[1:] != row[:-1]))))
+    lab, row = lab[first], row[first]
+    left = np.minimum.reduceat(starts[order], first)
+    right = np.maximum.reduceat(ends[order], first)
+    pts = np.stack([np.concatenate([left, right]), np.concatenate([row, row])], axis=1).astype(np.float64)
     both = np.concatenate([lab, lab])
     by_label = np.argsort(both, kind="stable")
     pts, both = pts[by_label], both[by_label]

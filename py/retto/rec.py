@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cls import resize_pad
+from .cls import batch
 from .config import RecConfig
 
 
@@ -14,8 +14,7 @@ def batch_width(crops: list, indices: list, cfg: RecConfig) -> int:
 
 
 def preprocess(crops: list, indices: list, cfg: RecConfig) -> np.ndarray:
-    width = batch_width(crops, indices, cfg)
-    return np.stack([resize_pad(crops[i], cfg.height, width) for i in indices])
+    return batch(crops, indices, cfg.height, batch_width(crops, indices, cfg))
 
 
 def labels_from_charset(charset: list) -> list:
@@ -23,15 +22,24 @@ def labels_from_charset(charset: list) -> list:
     return ["", *charset, " "]
 
 
-def ctc_decode(probs: np.ndarray, labels: list):
+def best_classes(probs: np.ndarray):
+    """Each time step's most probable class and its probability, for [..., C] probabilities: one pass over the
+    classes (the probability is picked at the argmax rather than found by a second max() pass; in Pyodide each
+    pass over a [N, T, C] output with thousands of classes counts)."""
+    idx = probs.argmax(axis=-1)
+    conf = np.take_along_axis(probs, idx[..., None], axis=-1)[..., 0]
+    return idx, conf
+
+
+def ctc_decode(probs: np.ndarray, labels: list, best=None):
     """Greedy CTC over [N, T, C] probabilities: argmax, merge repeats, drop blanks.
 
-    Returns [(text, score)], score = mean max-probability of the kept steps (0.0 for an empty line)."""
+    Returns [(text, score)], score = mean max-probability of the kept steps (0.0 for an empty line).
+    best: best_classes(probs), when the caller has it already."""
     probs = np.asarray(probs, dtype=np.float32)
     if probs.ndim != 3 or probs.shape[2] != len(labels):
         raise ValueError(f"rec output shape {probs.shape} does not fit a dictionary of {len(labels)} classes")
-    idx = probs.argmax(axis=2)
-    conf = probs.max(axis=2)
+    idx, conf = best_classes(probs) if best is None else best
     keep = idx != 0
     keep[:, 1:] &= idx[:, 1:] != idx[:, :-1]
     out = []

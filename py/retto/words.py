@@ -13,21 +13,23 @@ import unicodedata
 import numpy as np
 
 
-def ctc_steps(probs: np.ndarray) -> list:
+def ctc_steps(probs: np.ndarray, best=None) -> list:
     """[T, C] probabilities of one line -> [(class, first step, last step, max-prob)] for the characters greedy
-    CTC keeps (same rule as rec.ctc_decode: argmax, merge repeats, drop blanks)."""
-    idx = probs.argmax(axis=1)
-    conf = probs.max(axis=1)
-    out = []
-    t = 0
-    while t < len(idx):
-        end = t
-        while end + 1 < len(idx) and idx[end + 1] == idx[t]:
-            end += 1
-        if idx[t] != 0:
-            out.append((int(idx[t]), t, end, float(conf[t])))
-        t = end + 1
-    return out
+    CTC keeps (same rule as rec.ctc_decode: argmax, merge repeats, drop blanks). best: (classes [T], their
+    probabilities [T]) when the caller has them already (rec.best_classes)."""
+    if best is None:
+        idx = probs.argmax(axis=1)
+        conf = np.take_along_axis(probs, idx[:, None], axis=1)[:, 0]
+    else:
+        idx, conf = best
+    if len(idx) == 0:
+        return []
+    change = np.flatnonzero(idx[1:] != idx[:-1]) + 1     # where a run of one class starts
+    starts = np.concatenate(([0], change))
+    ends = np.concatenate((change - 1, [len(idx) - 1]))
+    kept = idx[starts] != 0
+    return [(int(c), int(t0), int(t1), float(p)) for c, t0, t1, p in
+            zip(idx[starts][kept], starts[kept], ends[kept], conf[starts][kept])]
 
 
 def word_spans(steps: list, labels: list, n_steps: int, input_width: int, content_width: int) -> list:

@@ -25,7 +25,14 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
     expect(Object.keys(result).sort()).toEqual(Object.keys(native[image]).filter((k) => k !== 'path').sort());
     expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
     diffs.push(...diffResults(image, result, native[image]));
+    // Adaptive threads (thread_choice.js): every job says the count in use and why; a probe ran one thread early
+    // (its third model call), so these results include calls on both runtimes.
+    const { threads } = await app.page.evaluate(() => window.ocr.lastStats);
+    expect([1, info.wasm.threads]).toContain(threads.threads);
+    expect(threads.reason).toMatch(/^(1 thread|\d+ threads): /);
+    expect(threads.calls).toBeGreaterThan(3);
   }
+  expect(info.wasm.adaptive).toBe(true);
   expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);
 });
 

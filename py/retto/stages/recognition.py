@@ -33,10 +33,11 @@ async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list
     labels = p.labels if role == "rec" else p.extra_labels[role]
     x = rec.preprocess(crops, idx, cfg)
     probs = await p.infer(role, x, page)
+    best_idx, best_conf = best = rec.best_classes(probs)   # one pass over the classes, shared by both decoders
     out = []
-    for j, (i, (text, score)) in enumerate(zip(idx, rec.ctc_decode(probs, labels))):
+    for j, (i, (text, score)) in enumerate(zip(idx, rec.ctc_decode(probs, labels, best))):
         width = cls.content_width(crops[i], cfg.height, x.shape[3])
-        steps = words.ctc_steps(probs[j])
+        steps = words.ctc_steps(probs[j], (best_idx[j], best_conf[j]))
         if cfg.word_gap > 0:
             crop_px_per_step = (x.shape[3] / probs.shape[1]) * crops[i].shape[1] / width
             steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap)

@@ -4,6 +4,7 @@
 import { getBackend, MODEL_NAMES, OPTIONAL_MODELS, planBackends } from './backends.js';
 import { RettoWorkerError } from './errors.js';
 import { canaryInput, canaryShapes, compareCanary, perturbForTest } from './canary.js';
+import { ThreadChoice } from './thread_choice.js';
 import { WebglBucketSessions } from './webgl_sessions.js';
 
 /** Threads for the wasm EP: all cores when cross-origin isolated (SharedArrayBuffer), else 1 and why. */
@@ -17,8 +18,10 @@ export function wasmThreads(requested) {
   return { threads: cores, reason: `cross-origin isolated: ${cores} threads (navigator.hardwareConcurrency)` };
 }
 
-async function loadRuntime(assetBase, runtimeFile, threads) {
-  const ort = await import(/* @vite-ignore */ new URL(`ort/${runtimeFile}`, assetBase).href);
+async function loadRuntime(assetBase, runtimeFile, threads, instance = '') {
+  // A module URL is one instance: `instance` (a query, which the service worker ignores) loads a second
+  // onnxruntime-web with its own wasm memory and thread count (ThreadChoice's one-thread runtime).
+  const ort = await import(/* @vite-ignore */ new URL(`ort/${runtimeFile}${instance}`, assetBase).href);
   ort.env.wasm.wasmPaths = new URL('ort/', assetBase).href; // the .mjs/.wasm pair comes from our origin
   ort.env.wasm.numThreads = threads; // ORT's own default is 1 on a 2-core machine
   ort.env.wasm.proxy = false; // we already are in a worker
@@ -27,7 +30,7 @@ async function loadRuntime(assetBase, runtimeFile, threads) {
 }
 
 export class OrtModels {
-  constructor(ort, models, info, makeWasm) {
+  constructor(ort, models, info, makeWasm, oneThread = null) {
     this.ort = ort;
     this.models = models; // name -> {backend, run(tensor) -> tensor, release()}
     this.info = info;
@@ -36,6 +39,13 @@ export class OrtModels {
     this.makeWasm = makeWasm; // name -> Promise<wasm model>
     this.wasm = {}; // name -> Promise<wasm model>: for inputs beyond the WebGL buckets, made on first need
     this.wasmReady = {}; // name -> that model once made (run() must not await before taking its input view)
+    // Adaptive threads (thread_choice.js): oneThread(name) -> Promise<wasm model on a one-thread runtime>; null
+    // when the count is fixed (asked for, one core, or not cross-origin isolated).
+    this.oneThread = oneThread;
+    this.choice = oneThread ? new ThreadChoice(info.wasm.threads) : null;
+    this.single = {}; // name -> Promise<one-thread model>
+    this.singleReady = {}; // name -> that model once made
+    this.planned = {}; // name -> thread count prepare() chose for the next run()
     this.resetStats();
   }
 
@@ -116,7 +126,44 @@ export class OrtModels {
       webglBuckets: Object.values(models).some((m) => m.backend === 'webgl') ? (await ctx.webglVariants()).buckets : null,
       wasm: { threads: t.threads, threadsReason: t.reason, simd: true, crossOriginIsolated: self.crossOriginIsolated },
     };
-    return new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'));
+    const adaptive = threads == null && t.threads > 1;
+    let oneThread = null;
+    if (adaptive) {
+      let ctx1 = null;
+      oneThread = async (name) => {
+        ctx1 ??= loadRuntime(assetBase, plan.runtime, 1, '?threads=1').then((ort1) => ({ ...ctx, ort: ort1 }));
+        const model = await createModel(await ctx1, name, 'wasm');
+        // One untimed run of the canary's size: a session's first run allocates, which would bias the probe.
+        const dims = model.canaryShape;
+        if (dims) await model.run(new (await ctx1).ort.Tensor('float32', canaryInput(dims), dims));
+        return model;
+      };
+      info.wasm.adaptive = true;
+      info.wasm.threadsReason += '; adaptive: each call may run on one thread instead when that measures faster';
+    }
+    return new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread);
+  }
+
+  /** The thread count the adaptive rule uses now and why (null when the count is fixed). */
+  threadInfo() {
+    return this.choice ? this.choice.info : null;
+  }
+
+  /** Chooses the thread count of the next run of `name` (a model on wasm); makes its one-thread session the
+   * first time it is needed. Returns a promise, or undefined when there is nothing to make. */
+  planThreads(name, dims) {
+    const n = this.choice.pick(name, Array.from(dims).reduce((a, d) => a * d, 1));
+    this.planned[name] = n;
+    if (n !== 1 || this.singleReady[name]) return undefined;
+    if (!this.single[name]) {
+      this.single[name] = this.oneThread(name).then((m) => (this.singleReady[name] = m));
+      this.single[name].catch(() => delete this.single[name]);
+    }
+    return this.single[name].then(() => undefined, (e) => { // no second runtime: keep the fixed count
+      console.warn(`adaptive threads off: the one-thread runtime failed (${e.message})`);
+      this.choice = null;
+      this.planned = {};
+    });
   }
 
   /** The wasm session of `name` (its own model if it already runs on wasm); a failed creation may be retried. */
@@ -136,7 +183,8 @@ export class OrtModels {
   prepare(name, dims, wasm = false) {
     this.onCall?.();
     if (wasm) return this.wasmModel(name).then(() => undefined);
-    if (!this.models[name]) return this.optionalModel(name);
+    if (!this.models[name]) return this.optionalModel(name).then(() => this.prepare(name, dims));
+    if (this.choice && this.models[name].backend === 'wasm') return this.planThreads(name, dims);
     return this.models[name].prepare?.(Array.from(dims));
   }
 
@@ -159,7 +207,9 @@ export class OrtModels {
   async run(name, array, dims, wasm = false) {
     if (this.signal?.aborted) throw new DOMException('recognition was cancelled', 'AbortError');
     this.onCall?.();
-    const m = wasm ? this.wasmReady[name] : this.models[name];
+    let m = wasm ? this.wasmReady[name] : this.models[name];
+    const threads = !wasm && this.choice && m?.backend === 'wasm' ? (this.planned[name] ?? this.choice.max) : null;
+    if (threads === 1) m = this.singleReady[name] ?? m;
     if (!m) throw new RettoWorkerError('internal_error', `${name}: wasm session used before prepare()`);
     const t0 = performance.now();
     const view = ArrayBuffer.isView(array) ? null : array.getBuffer('f32'); // before any await: proxy is borrowed
@@ -173,6 +223,10 @@ export class OrtModels {
       s.calls += 1;
       s.copyInMs += t1 - t0;
       s.ortMs += t2 - t1;
+      if (threads !== null) {
+        this.choice.record(name, m === this.singleReady[name] ? 1 : this.choice.max, data.length, t2 - t1);
+        delete this.planned[name];
+      }
       if (Array.isArray(o)) return { outputs: o.map((t) => ({ data: t.data, dims: t.dims })) }; // layout, table
       return { data: o.data, dims: o.dims };
     } finally {

@@ -147,7 +147,7 @@ async function recognize(id, msg) {
     const wallMs = performance.now() - t0;
     const heap = heapBytes(); // also top-level, as in errors: the client recycles a worker past a limit
     post({ type: 'result', id, result: out.result, heapBytes: heap,
-      stats: { wallMs, models: s.ort.stats, copyOutMs: out.bridge.copy_out_ms, heapBytes: heap } });
+      stats: { wallMs, models: s.ort.stats, copyOutMs: out.bridge.copy_out_ms, heapBytes: heap, threads: s.ort.threadInfo() } });
   } finally {
     state.current = null;
     s.ort.signal = null;
@@ -237,7 +237,7 @@ async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
       JSON.stringify(warnings)));
     const heap = heapBytes();
     post({ type: 'result', id, result: doc, heapBytes: heap,
-      stats: { wallMs: performance.now() - t0, models: s.ort.stats, pages: pageCount, heapBytes: heap } });
+      stats: { wallMs: performance.now() - t0, models: s.ort.stats, pages: pageCount, heapBytes: heap, threads: s.ort.threadInfo() } });
   } finally {
     guard.destroy();
     await closePdf(pdf);
