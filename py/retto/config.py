@@ -55,6 +55,8 @@ class RecConfig:
                                     # (stages/reread.py); 0: off
     reread_word_below: float = 0.0  # ... and lines with a word scoring below this (0: words not looked at; only
                                     # with reread_below > 0, which switches the stage on)
+    reread_min_width: int = 0       # batch width floor of the re-reading recogniser (0: min_width). Its cost is
+                                    # linear in width, so short lines padded to 320 px cost it as much as long ones
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
                                     # this times the ink height (words.add_missing_spaces); 0: off (reference)
     allow: str | tuple = ""         # read only these characters: a class (digits, latin, uppercase, lowercase,
@@ -113,6 +115,8 @@ class Config:
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
+        if self.rec.reread_min_width < 0:
+            raise RettoError(INVALID_CONFIG, "rec.reread_min_width must be 0 (rec.min_width) or more")
         char_filter.validate(self.rec.allow, self.rec.block)
         text_layer.check_mode(self.document.text_layer)
         d = self.document

@@ -3,6 +3,7 @@ transparent images and the re-reading stage: unit checks with hand-worked values
 labelled pages against their ground truth (scripts/make_testset.py)."""
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -216,3 +217,34 @@ def test_rereading_does_not_lose_words_on_the_hard_pages(worker):
         for key, session in (("on", on), ("off", off)):
             right[key] += score_page(session.run(image_of(page)).to_dict()["lines"], gt)["words_right"]
     assert right["on"] >= right["off"] + 5
+
+
+def test_rereading_batches_have_their_own_minimum_width(worker, monkeypatch):
+    # The larger recogniser's time grows with the batch width, so a short line is not padded to 320 px for it
+    # (rec.reread_min_width); the first recogniser keeps the reference's 320 px. Every line is re-read here
+    # (threshold above any score) and the model inputs are watched on their way to onnxruntime.
+    img = Image.new("RGB", (320, 90), "white")
+    ImageDraw.Draw(img).text((20, 20), "Oak 42", font=ImageFont.truetype(SANS, 40), fill="black")
+    png = io.BytesIO()
+    img.save(png, "PNG")
+    widths = {"rec": [], "reread": []}
+    real = worker.run
+
+    def watched(role, x):
+        if role in widths:
+            widths[role].append(x.shape[3])
+        return real(role, x)
+
+    monkeypatch.setattr(worker, "run", watched)
+    session = worker.session({"rec": {"reread_below": 1.01, "reread_min_width": 96}, "cls": {"verify": False}})
+    assert [line["text"] for line in session.run(png.getvalue()).to_dict()["lines"]] == ["Oak 42"]
+    assert widths["reread"] and max(widths["reread"]) < 320
+    assert min(widths["rec"]) >= 320
+
+
+def test_a_negative_rereading_width_is_a_config_error():
+    from retto.config import Config
+    from retto.errors import INVALID_CONFIG, RettoError
+    with pytest.raises(RettoError) as err:
+        Config.from_dict({"rec": {"reread_min_width": -1}})
+    assert err.value.code == INVALID_CONFIG and "reread_min_width" in str(err.value)

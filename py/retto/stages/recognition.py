@@ -2,6 +2,8 @@
 the crop, for word boxes)."""
 from __future__ import annotations
 
+import dataclasses
+
 from .. import cls, rec, words
 
 
@@ -31,6 +33,8 @@ async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list
     crop's ink where rec.word_gap is set (words.add_missing_spaces)."""
     cfg = p.config.rec
     labels = p.labels if role == "rec" else p.extra_labels[role]
+    if role == "reread" and cfg.reread_min_width:
+        cfg = dataclasses.replace(cfg, min_width=cfg.reread_min_width)
     x = rec.preprocess(crops, idx, cfg)
     probs = await p.infer(role, x, page)
     best_idx, best_conf = best = rec.best_classes(probs)   # one pass over the classes, shared by both decoders
