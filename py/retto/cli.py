@@ -372,6 +372,7 @@ def ocr_pdf(session, data: bytes, on_page=None) -> dict:
                 record = document.page_error(page_no, err.code, err.message)
             except Exception as exc:
                 record = document.page_error(page_no, **unexpected(exc).to_dict()["error"])
+        rgb = text = None   # this page's pixels go before the next page is rendered, not after
         records.append(record)
         if on_page:
             on_page(page_no, count, record, (time.perf_counter() - t0) * 1000.0)
