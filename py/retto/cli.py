@@ -507,6 +507,7 @@ def main(argv=None) -> int:
                 problem = sink.put(record["path"], rel, record, page_images_of(record, data, config))
             except (RettoError, ValueError) as exc:   # the searchable PDF could not be made from this input
                 problem = f"cannot make its {args.format}: {getattr(exc, 'message', exc)}"
+            data = result = None   # this input's bytes go before the next input is read
             if problem:   # the result is lost for this input only; say so and go on
                 failed, status = True, f"error {OUTPUT_FAILED}"
                 print(export.visible(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}"), file=sys.stderr)
