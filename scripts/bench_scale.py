@@ -250,9 +250,10 @@ def main() -> int:
                 print(f"round {r + 1}: {name}: {m['wall_s']:.1f} s, {m['pages_per_s']:.2f} pages/s, "
                       f"{m['cpu_s']:.0f} CPU s, load {os.getloadavg()[0]:.1f}, "
                       f"peak {m['peak_mb']:.0f} MB; start-up {starts[name][-1]:.1f} s", file=sys.stderr)
-        ref = cli_pages(work / ("cli.jsonl" if "cli --threads 2" in names else "jobs.jsonl"))
+        cli = [work / f for n, f in (("cli --threads 2", "cli.jsonl"), ("cli --jobs 2", "jobs.jsonl")) if n in names]
+        ref = cli_pages(cli[0]) if cli else None   # Ray alone: nothing to compare with
         same_jobs = cli_pages(work / "jobs.jsonl") == ref if "cli --jobs 2" in names else None
-        same_ray = ray_pages(work / "ray_out") == ref if every["ray"] in names else None
+        same_ray = ray_pages(work / "ray_out") == ref if every["ray"] in names and ref is not None else None
         table = ["| | wall s | pages/s | pages/s after start-up | CPU s per page | start-up s (1 small image) | "
                  "peak PSS MB |", "|---|---|---|---|---|---|---|"]
         summary = {}
@@ -270,7 +271,7 @@ def main() -> int:
                          f"{cpu_page:.2f} | {start:.1f} | {peak:.0f} |")
         print(f"\n{args.pages} pages ({mix}), median of {args.rounds} round(s):\n" + "\n".join(table))
         print(f"identical per-page results to the CLI's (timings aside): --jobs 2 {same_jobs}, Ray {same_ray} "
-              f"({len(ref)} pages/rows)")
+              f"({len(ref or ())} pages/rows)")
         if args.json:
             Path(args.json).write_text(json.dumps({"pages": args.pages, "mix": mix, "rounds": args.rounds,
                                                    "results": summary, "identical_jobs": same_jobs,
