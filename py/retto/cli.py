@@ -419,6 +419,7 @@ def ocr_pdf(session, data: bytes, on_page=None) -> dict:
                 record = document.page_error(page_no, err.code, err.message)
             except Exception as exc:
                 record = document.page_error(page_no, **unexpected(exc).to_dict()["error"])
+        rgb = text = None   # this page's pixels go before the next page is rendered, not after
         records.append(record)
         if on_page:
             on_page(page_no, count, record, (time.perf_counter() - t0) * 1000.0)
@@ -568,6 +569,7 @@ def main(argv=None) -> int:
                 problem = sink.put(record["path"], rel, record, page_images_of(record, data, config))
             except (RettoError, ValueError) as exc:   # the searchable PDF could not be made from this input
                 problem = f"cannot make its {args.format}: {getattr(exc, 'message', exc)}"
+            data = result = None   # this input's bytes go before the next input is read
             if problem:   # the result is lost for this input only; say so and go on
                 failed, status = True, f"error {OUTPUT_FAILED}"
                 print(export.visible(f"retto: {OUTPUT_FAILED}: {record['path']}: {problem}"), file=sys.stderr)
