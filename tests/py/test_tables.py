@@ -54,6 +54,14 @@ def table_runs(tables_worker):
     return runs
 
 
+def gt_rows(gt: dict) -> list:
+    """The ground-truth table as rows of cell texts (a spanning cell's text in its first row and column)."""
+    rows = [[""] * gt["cols"] for _ in range(gt["rows"])]
+    for c in gt["cells"]:
+        rows[c["row"]][c["col"]] = c["text"]
+    return rows
+
+
 def only_table(result: dict) -> dict:
     assert len(result["tables"]) == 1, [(t["rows"], t["cols"]) for t in result["tables"]]
     return result["tables"][0]
@@ -134,9 +142,7 @@ def test_csv_xlsx_markdown_and_hocr_hold_the_cells(table_runs):
     from retto import export
     result, gt, _page, _text = table_runs["spanning_sales"]
     record = {**result, "path": "spanning_sales.png"}
-    want = [[""] * gt["cols"] for _ in range(gt["rows"])]
-    for c in gt["cells"]:
-        want[c["row"]][c["col"]] = c["text"]
+    want = gt_rows(gt)
 
     assert list(csv.reader(io.StringIO(export.table_csv(only_table(result))))) == want
 
@@ -162,9 +168,7 @@ def test_one_table_exports_as_the_page_copies_and_downloads_it(table_runs):
     from retto import export
     result, gt, _page, _text = table_runs["spanning_sales"]
     record = {**result, "path": "spanning_sales.png"}
-    want = [[""] * gt["cols"] for _ in range(gt["rows"])]
-    for c in gt["cells"]:
-        want[c["row"]][c["col"]] = c["text"]
+    want = gt_rows(gt)
     assert list(csv.reader(io.StringIO(export.render_table(record, "table_csv", 0)))) == want
     assert [row.split("\t") for row in export.render_table(record, "table_tsv", 0).split("\n")] == want
     assert export.render_table(record, "table_tsv", 0) == gt["copy"]
@@ -184,9 +188,7 @@ def test_cli_writes_a_csv_per_table_and_a_workbook_per_input(table_runs, tmp_pat
     from PIL import Image
     from retto.cli import InterruptGuard, Sink, main
     result, gt, _page, _text = table_runs["spanning_sales"]
-    want = [[""] * gt["cols"] for _ in range(gt["rows"])]
-    for c in gt["cells"]:
-        want[c["row"]][c["col"]] = c["text"]
+    want = gt_rows(gt)
     blank = tmp_path / "blank.png"
     Image.new("RGB", (64, 64), "white").save(blank)
     config = tmp_path / "tables.json"
