@@ -229,7 +229,7 @@ test('a worker whose heap passed recycleHeapBytes is replaced after its job; res
   console.log(`renderer memory: ${JSON.stringify(mem)}`);
 });
 
-test('a 47 MP photo: renderer peak under 1000 MB, back under 600 MB once idle, and the native texts', async ({ app }) => {
+test('a 47 MP photo: renderer peak under 1200 MB, back under 600 MB once idle, and the native texts', async ({ app }) => {
   // A labelled page blown up 5x as a JPEG (tests/e2e/native_ref.py photo); decoded at the size the pipeline
   // works at (image.decode_scaled), and the worker whose wasm memory grew is replaced once the queue rests.
   const { path } = JSON.parse(await runNative(['tests/e2e/native_ref.py', 'photo', 'tests/data/generated/photo47.jpg']));
@@ -259,9 +259,11 @@ test('a 47 MP photo: renderer peak under 1000 MB, back under 600 MB once idle, a
   const idle = await rendererMemory(app);
   console.log(`47 MP photo, renderer MB: ready ${JSON.stringify(ready)} done ${JSON.stringify(done)} idle ${JSON.stringify(idle)}`);
   const top = (mem, key) => Math.max(...mem.map((p) => p[key]));
-  // 1000: detection at 2000 px (was 1600) and the re-reading recogniser's session cost ~160 MB more than the
-  // 702 MB measured before them, and adaptive threads' one-thread onnxruntime runtime (its own wasm memory and
-  // det activations) ~45 MB more again: 911 MB measured (README, Limits and memory bounds); issue 23's bound is 1.5 GB.
-  expect(top(idle, 'peakMB')).toBeLessThanOrEqual(1000);
+  // 1200: detection at 2000 px (was 1600) and the re-reading recogniser's session cost ~160 MB more than the
+  // 702 MB measured before them. Adaptive threads then add 0 or ~190 MB: when the rule moves the job to its
+  // one-thread onnxruntime runtime (load-dependent), that runtime's own wasm memory grows for rec and re-reading and
+  // cannot reuse what the main one freed after det. Measured 862-883 MB staying on 2 threads, 1,028-1,084 MB after a
+  // switch (README, Limits and memory bounds); issue 23's bound is 1.5 GB.
+  expect(top(idle, 'peakMB')).toBeLessThanOrEqual(1200);
   expect(top(idle, 'rssMB')).toBeLessThan(600);
 });
