@@ -329,6 +329,20 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
     return manifest
 
 
+CLIENT_FORMATS = ROOT / "web" / "src" / "client" / "export_formats.json"
+
+
+def write_export_formats() -> None:
+    """retto.export's formats (media type, file extension) for the browser client, which names and types
+    downloads without Python: generated here, never written by hand in JS."""
+    sys.path.insert(0, str(ROOT / "py"))
+    from retto.export import format_table
+
+    body = json.dumps(format_table(), indent=1, sort_keys=True) + "\n"
+    if not CLIENT_FORMATS.is_file() or CLIENT_FORMATS.read_text() != body:
+        CLIENT_FORMATS.write_text(body)
+
+
 def main() -> None:
     import argparse
 
@@ -339,6 +353,7 @@ def main() -> None:
     args = ap.parse_args()
     OUT = args.out.resolve()
     npm_version("clipper-lib", CLIPPER_VERSION)
+    write_export_formats()
     py_versions = assemble_pyodide()
     assemble_ort()
     sets, default_set = assemble_model_sets(args.sets.split(",") if args.sets else None)

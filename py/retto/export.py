@@ -31,6 +31,13 @@ EXTENSIONS = {"json": "json", "jsonl": "jsonl", "text": "txt", "plain": "plain.t
 # One table of a record (render_table): its text or workbook, and the suffix of its file.
 TABLE_FORMATS = ("table_csv", "table_tsv", "table_md", "table_xlsx")
 TABLE_EXTENSIONS = {"table_csv": "csv", "table_tsv": "tsv", "table_md": "md", "table_xlsx": "xlsx"}
+# The media type of each format's file (the browser's Blob type; a server's Content-Type).
+MEDIA_TYPES = {"json": "application/json", "jsonl": "application/x-ndjson", "text": "text/plain;charset=utf-8",
+               "plain": "text/plain;charset=utf-8", "tsv": "text/tab-separated-values;charset=utf-8",
+               "md": "text/markdown;charset=utf-8", "hocr": "application/xhtml+xml", "alto": "application/xml",
+               "pdf": "application/pdf", "table_csv": "text/csv;charset=utf-8",
+               "table_tsv": "text/tab-separated-values;charset=utf-8", "table_md": "text/markdown;charset=utf-8",
+               "table_xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 PAGE_BREAK_TEXT = "\f"            # between the pages of a document in `text` (as pdftotext does)
 PAGE_BREAK_MD = "\n\n---\n\n"    # a thematic break between pages in `md` (blank lines: never a setext heading)
 
@@ -43,6 +50,17 @@ _ODD_OR_BACKSLASH_RE = re.compile(f"[{_ODD}\\\\]")
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
 # XML 1.0 forbids these outright (a parser must stop at them); the other odd characters are legal XML.
 _NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def format_table() -> dict:
+    """Every export format as {name: {type, ext, table}}: what a client outside Python (the browser's main
+    thread) needs to name and type a file. Written at build time to web/src/client/export_formats.json
+    (scripts/assemble_web_assets.py), so the formats are defined here only."""
+    out = {}
+    for fmt in FORMATS + TABLE_FORMATS:
+        ext = EXTENSIONS.get(fmt) or TABLE_EXTENSIONS[fmt]
+        out[fmt] = {"type": MEDIA_TYPES[fmt], "ext": ext, "table": fmt in TABLE_FORMATS}
+    return out
 
 
 def _escape_one(match) -> str:

@@ -171,3 +171,26 @@ def test_real_pages_in_hocr_carry_every_word_and_alto_validates(reference_runs, 
             assert span.get("title") == f"bbox {x0} {y0} {x1} {y1}; x_wconf {round(100 * word['score'])}"
     alto_schema.validate(export.render(doc, "alto"))
     alto_schema.validate(export.render({"path": "t.png", **pages[0]}, "alto"))
+
+
+def test_each_text_formats_media_type_is_what_its_bytes_parse_as():
+    # The browser names and types downloads from format_table() (generated into the client at build time):
+    # each declared media type must be what the rendered bytes are, checked by parsing them as that type.
+    table = export.format_table()
+    assert set(table) == set(export.FORMATS + export.TABLE_FORMATS)
+    parse = {
+        "application/json": json.loads,
+        "application/x-ndjson": lambda s: [json.loads(x) for x in s.splitlines()],
+        "application/xhtml+xml": ET.fromstring,
+        "application/xml": ET.fromstring,
+        "text/tab-separated-values;charset=utf-8": lambda s: [r.split("\t") for r in s.splitlines()],
+    }
+    for fmt in export.TEXT_FORMATS:
+        body = export.render(RECORD, fmt, name="scan.png")
+        kind = table[fmt]["type"]
+        assert kind in parse or kind.startswith("text/"), (fmt, kind)
+        parse.get(kind, str)(body)
+        assert table[fmt]["ext"] == export.EXTENSIONS[fmt] and table[fmt]["table"] is False
+    assert table["pdf"]["type"] == "application/pdf"
+    assert all(table[f]["table"] for f in export.TABLE_FORMATS)
+    assert table["table_xlsx"]["type"].endswith("spreadsheetml.sheet") and table["table_csv"]["type"].startswith("text/csv")

@@ -121,10 +121,13 @@ export interface RecognizeOptions {
   pages?: number[];
 }
 
-export type ExportFormat = 'json' | 'jsonl' | 'text' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf';
+/** retto.export's formats (`retto --format`); the table_* ones render one table of a record ({ table: index }). */
+export type ExportFormat = 'json' | 'jsonl' | 'text' | 'plain' | 'tsv' | 'md' | 'hocr' | 'alto' | 'pdf'
+  | 'table_csv' | 'table_tsv' | 'table_md' | 'table_xlsx';
 export type ExportRecord = (OcrResult & { path?: string }) | DocumentRecord;
 
-export const EXPORT_FORMATS: Record<ExportFormat, { type: string; ext: string }>;
+/** Each format's Blob type, file extension and whether it is one table's (generated from retto.export). */
+export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; ext: string; table: boolean }>>;
 
 export interface PoolOptions extends CreateOptions {
   /** Workers (default: defaultPoolSize()). `threads` defaults to cores / workers (at least 1) for each. */
@@ -142,7 +145,7 @@ export class RettoPool {
   /** Every input, spread over the workers; results in the order given (rejects with the first error). */
   recognizeAll(inputs: Iterable<RecognizeInput>, options?: RecognizeOptions): Promise<Array<OcrResult | DocumentRecord>>;
   export(record: ExportRecord | ExportRecord[], format: ExportFormat,
-    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string }): Promise<Blob>;
+    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string; table?: number }): Promise<Blob>;
   terminate(): void;
 }
 
@@ -157,7 +160,7 @@ export class Retto {
   recognize(input: RecognizeInput, options?: RecognizeOptions): Promise<OcrResult | DocumentRecord>;
   /** The bytes `retto --format <format>` writes, as a Blob; 'pdf' needs the input as `source` (or `sources`). */
   export(record: ExportRecord | ExportRecord[], format: ExportFormat,
-    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string }): Promise<Blob>;
+    options?: { source?: Blob | ArrayBuffer; sources?: Array<Blob | ArrayBuffer | null>; name?: string; table?: number }): Promise<Blob>;
   terminate(): void;
 }
 

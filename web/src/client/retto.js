@@ -28,6 +28,7 @@
 
 import { clientAssetBase as defaultAssetBase, startWorker } from './build_paths.js';
 import { defaultPoolSize, RettoPool } from './pool.js';
+import exportFormats from './export_formats.json';
 
 export class RettoError extends Error {
   /** code: invalid_image | image_too_large | model_integrity | model_missing | backend_unavailable |
@@ -138,23 +139,10 @@ async function inputBytes(input) {
   throw new RettoError('invalid_image', 'input must be a Blob, File, ImageBitmap, ArrayBuffer or typed array');
 }
 
-/** retto.export's formats: the MIME type of the Blob ocr.export gives, and the file extension the CLI uses. */
-export const EXPORT_FORMATS = {
-  json: { type: 'application/json', ext: 'json' },
-  jsonl: { type: 'application/x-ndjson', ext: 'jsonl' },
-  text: { type: 'text/plain;charset=utf-8', ext: 'txt' },
-  plain: { type: 'text/plain;charset=utf-8', ext: 'plain.txt' },
-  tsv: { type: 'text/tab-separated-values;charset=utf-8', ext: 'tsv' },
-  md: { type: 'text/markdown;charset=utf-8', ext: 'md' },
-  hocr: { type: 'application/xhtml+xml', ext: 'hocr' },
-  alto: { type: 'application/xml', ext: 'alto.xml' },
-  pdf: { type: 'application/pdf', ext: 'pdf' },
-  // One table of a record ({ table: its index among the record's tables }): the page's per-table buttons.
-  table_csv: { type: 'text/csv;charset=utf-8', ext: 'csv', table: true },
-  table_tsv: { type: 'text/tab-separated-values;charset=utf-8', ext: 'tsv', table: true },
-  table_md: { type: 'text/markdown;charset=utf-8', ext: 'md', table: true },
-  table_xlsx: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', ext: 'xlsx', table: true },
-};
+/** retto.export's formats: {json: {type, ext, table}, ...}: the MIME type of the Blob ocr.export gives, the file
+ * extension the CLI uses, and whether it is one table of a record ({ table: its index among the record's tables }).
+ * Generated from Python's retto.export.format_table() at build time (scripts/assemble_web_assets.py). */
+export const EXPORT_FORMATS = Object.freeze(exportFormats);
 
 async function toMessage(input, maxPixels) {
   // Encoded images go to Python as bytes (decoded by Pillow, exactly as natively); ImageBitmaps as pixels.
