@@ -59,6 +59,25 @@ test('load that comes and goes: follows it both ways', () => {
   expect(c.info.switches).toBe(2);
 });
 
+test('carried over: a replacement worker starts on the 1 thread its predecessor ended on', () => {
+  // Still busy: it never spends the first calls on 2 threads (a fresh rule does, until its first probes).
+  const busy = new ThreadChoice(2, 1);
+  const used = simulate(busy, 60, () => BUSY);
+  expect(used.slice(0, 3)).toEqual([1, 1, 1]);
+  expect(share(used, 1)).toBeGreaterThan(0.9);
+  expect(busy.info).toMatchObject({ threads: 1, start: 1, switches: 0 });
+  expect(busy.info.reason).toMatch(/^1 thread: /);
+  // The load went away meanwhile: the first probe finds 2 threads faster and moves back.
+  const quiet = new ThreadChoice(2, 1);
+  expect(quiet.info.reason).toMatch(/carried over/);
+  const after = simulate(quiet, 60, () => QUIET);
+  expect(after.slice(0, 3)).toEqual([1, 1, 1]);
+  expect(share(after.slice(10), 2)).toBeGreaterThan(0.9);
+  expect(quiet.info).toMatchObject({ threads: 2, start: 1, switches: 1 });
+  // Anything but 1 or the most there are starts on the most.
+  expect(new ThreadChoice(4, 3).threads).toBe(4);
+});
+
 test('one thread only: nothing to choose', () => {
   const c = new ThreadChoice(1);
   expect(simulate(c, 20, () => BUSY).every((t) => t === 1)).toBe(true);

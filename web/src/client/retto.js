@@ -215,11 +215,15 @@ export class Retto {
   }
 
   async start(onProgress) {
-    const handle = new WorkerHandle(this.options, (h) => this.onCrash(h), this.watchdogMs);
+    // A replacement worker begins on the thread count its predecessor's adaptive rule ended on (the load it
+    // measured is likely still there), rather than learning it again from all cores.
+    const carried = this.lastStats?.threads?.threads;
+    const options = carried ? { ...this.options, startThreads: carried } : this.options;
+    const handle = new WorkerHandle(options, (h) => this.onCrash(h), this.watchdogMs);
     this.handle = handle;
     this.boots += 1;
     try {
-      this.info = await handle.request('init', { options: this.options }, { onProgress });
+      this.info = await handle.request('init', { options }, { onProgress });
       handle.readyHeapBytes = this.info.heapBytes ?? 0;
     } catch (e) {
       handle.fail(e); // a worker that could not boot is not kept around

@@ -30,7 +30,7 @@ async function loadRuntime(assetBase, runtimeFile, threads, instance = '') {
 }
 
 export class OrtModels {
-  constructor(ort, models, info, makeWasm, oneThread = null) {
+  constructor(ort, models, info, makeWasm, oneThread = null, startThreads = undefined) {
     this.ort = ort;
     this.models = models; // name -> {backend, run(tensor) -> tensor, release()}
     this.info = info;
@@ -42,7 +42,7 @@ export class OrtModels {
     // Adaptive threads (thread_choice.js): oneThread(name) -> Promise<wasm model on a one-thread runtime>; null
     // when the count is fixed (asked for, one core, or not cross-origin isolated).
     this.oneThread = oneThread;
-    this.choice = oneThread ? new ThreadChoice(info.wasm.threads) : null;
+    this.choice = oneThread ? new ThreadChoice(info.wasm.threads, startThreads) : null;
     this.single = {}; // name -> Promise<one-thread model>
     this.singleReady = {}; // name -> that model once made
     this.planned = {}; // name -> thread count prepare() chose for the next run()
@@ -63,9 +63,10 @@ export class OrtModels {
    * order, each as soon as its bytes are in, so det is ready first);
    * inputs: the model set's input sizes (canary shapes); loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
    * stamp(bytes, input, output): Promise<Uint8Array> (retto.onnx_stamp in Pyodide);
+   * startThreads: the adaptive rule's first count (the count the worker this one replaces ended on; default all cores);
    * onStep(name): 'onnxruntime' once the runtime is loaded, then each model's name once its session is made;
    * diagnostics: {allowSoftware?, perturbCanary?: {backend, model} or a list of them} (tests only). */
-  static async create({ assetBase, plan, threads, modelBytes, inputs, loadWebgl, stamp, onStep = () => {}, diagnostics = {} }) {
+  static async create({ assetBase, plan, threads, startThreads, modelBytes, inputs, loadWebgl, stamp, onStep = () => {}, diagnostics = {} }) {
     const t = wasmThreads(threads);
     const ort = await loadRuntime(assetBase, plan.runtime, t.threads);
     onStep('onnxruntime');
@@ -141,7 +142,7 @@ export class OrtModels {
       info.wasm.adaptive = true;
       info.wasm.threadsReason += '; adaptive: each call may run on one thread instead when that measures faster';
     }
-    return new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread);
+    return new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread, startThreads);
   }
 
   /** The thread count the adaptive rule uses now and why (null when the count is fixed). */

@@ -23,10 +23,12 @@ export const FRESH = 12;
 const ALPHA = 0.5; // EWMA weight of the newest call: one odd call moves the cost half way
 
 export class ThreadChoice {
-  /** max: the thread count of the main runtime (1: nothing to choose). */
-  constructor(max) {
+  /** max: the thread count of the main runtime (1: nothing to choose); start: the count to begin on (the count a
+   * replaced worker ended on, carried over by the client so a recycled worker does not relearn the load). */
+  constructor(max, start = max) {
     this.max = max;
-    this.threads = max;
+    this.threads = start === 1 || start === max ? start : max;
+    this.start = this.threads;
     this.calls = 0;
     this.every = PROBE_EVERY;
     this.nextProbe = PROBE_FIRST;
@@ -34,7 +36,9 @@ export class ThreadChoice {
     this.costs = {}; // `${model}/${threads}` -> {recent, at}: the recent cost per element, as of call `at`
     this.best = {}; // `${model}/${size}/${threads}` -> the lowest cost seen (size: log2 of the element count)
     this.switches = 0;
-    this.reason = max > 1 ? `${max} threads: the most there are, until a probe says otherwise` : 'one thread only';
+    this.reason = max <= 1 ? 'one thread only'
+      : this.threads !== max ? '1 thread: carried over from the worker this one replaced, until a probe says otherwise'
+        : `${max} threads: the most there are, until a probe says otherwise`;
   }
 
   other() {
@@ -97,7 +101,7 @@ export class ThreadChoice {
 
   /** For the result's runtime info: the count in use and why. */
   get info() {
-    return { threads: this.threads, reason: this.reason, switches: this.switches, calls: this.calls };
+    return { threads: this.threads, reason: this.reason, switches: this.switches, calls: this.calls, start: this.start };
   }
 }
 

@@ -1,6 +1,7 @@
 // The OCR web worker: boots Pyodide + onnxruntime-web once, then runs the unchanged py/retto pipeline per job.
 // Message protocol (client.js is the only sender):
-//   in:  init {options: {assetBase, backend, models, config, threads, diagnostics}} (diagnostics.noPythonSnapshot:
+//   in:  init {options: {assetBase, backend, models, config, threads, startThreads (adaptive threads' first count:
+//        the count the replaced worker ended on), diagnostics}} (diagnostics.noPythonSnapshot:
 //        start Python without its stored memory snapshot, to measure it) | recognize {kind, data, width, height, name,
 //        pages (a PDF: read only these page numbers; the client's pool splits a document this way)}
 //        | export {record, format, sources, name} | sniff {head} (is it a PDF?) | abort {id} | runModel {name, data, dims}
@@ -70,7 +71,7 @@ async function init(id, options) {
     Object.values(modelBytes).forEach((p) => p.catch(() => {})); // awaited by the sessions
     const loadWebgl = () => fetchWebglModels(assetBase, manifest, modelSet);
     const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
-    const ort = await OrtModels.create({ assetBase, plan, threads: options.threads, modelBytes,
+    const ort = await OrtModels.create({ assetBase, plan, threads: options.threads, startThreads: options.startThreads, modelBytes,
       inputs: modelSet.set.inputs, loadWebgl, stamp, diagnostics: options.diagnostics, onStep: (n) => {
         if (n !== 'onnxruntime') [plan.runtime, ...RUNTIME_FILES[plan.runtime]].forEach((f) => progress.credit(`ort/${f}`));
         progress.step(n);
