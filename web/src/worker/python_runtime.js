@@ -142,7 +142,8 @@ async function loadRuntime(indexURL, options, early, afterCreate = async () => {
 
 /** A new interpreter: unpack every wheel, import, and (key given) snapshot it and store that at once. */
 async function startFresh(indexURL, options, wheels, key, early, mark) {
-  const pyodide = await loadRuntime(indexURL, { ...options, ...(key ? { _makeSnapshot: true } : {}) }, early, undefined, mark);
+  const pyodide = await loadRuntime(indexURL, { ...options, ...(key ? { _makeSnapshot: true } : {}) }, early, async () => mark('python runtime made'), mark);
+  mark('python booted');
   const site = sitePackages(pyodide);
   pyodide.registerJsModule('_retto_clipper', CLIPPER);
   await writeSitePackages(pyodide, site, wheels);
