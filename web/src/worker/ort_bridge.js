@@ -81,8 +81,8 @@ export class OrtModels {
     const warnings = [];
     const deferred = {}; // name -> () => Promise<model>: made after ready (OrtModels.startDeferred)
     for (const name of MODEL_NAMES) {
-      // A model only wasm may run (no canary, no fallback) is made after ready, except the first one a page
-      // needs (det): its session is made while the page's det runs, before prepare() needs it.
+      // A model only wasm may run (no canary, no fallback) is made after ready, except det, which a page needs
+      // first: cls and rec are made right after ready, while a first page's det runs (prepare() waits for them).
       if (name !== MODEL_NAMES[0] && plan.usable[name].length === 1 && plan.usable[name][0] === 'wasm') {
         deferred[name] = () => createModel(ctx, name, 'wasm');
         const skipped = plan.wanted[name].filter((n) => !plan.probes[n].ok).map((n) => `${n}: ${plan.probes[n].reason}`);
