@@ -11,8 +11,14 @@ function startAndRead() {
   return async () => {
     const o = await window.Retto.create({ backend: 'wasm' });
     try {
+      // The first call after ready: a restored interpreter's site-packages are written after ready (the snapshot
+      // holds the heap, not the files), and every call waits for them; cls/rec sessions are made after ready too.
+      const files = await o.evalPython(`
+import os, sysconfig
+site = sysconfig.get_paths()['purelib']
+[os.path.exists(os.path.join(site, *p.split('/'))) for p in ('retto/export.py', 'numpy/__init__.py', 'PIL/Image.py', 'pyclipper.py')]`);
       const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
-      return { start: o.info.python.start, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) };
+      return { start: o.info.python.start, files, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) };
     } finally {
       o.terminate();
     }
@@ -64,6 +70,7 @@ test('the Python snapshot: made cold, restored warm, and rebuilt when stale or d
   const cold = await app.page.evaluate(startAndRead());
   expect(cold.start).toBe('fresh');
   expect(cold.texts.length).toBeGreaterThan(10);
+  expect(cold.files).toEqual([true, true, true, true]);
   const stored = await expect.poll(() => app.page.evaluate(storedRecord), { timeout: 20_000 }).toBeTruthy()
     .then(() => app.page.evaluate(storedRecord));
   expect(stored.libs).toBeGreaterThanOrEqual(2); // numpy's and Pillow's compiled modules at least

@@ -46,6 +46,8 @@ export class OrtModels {
     this.single = {}; // name -> Promise<one-thread model>
     this.singleReady = {}; // name -> that model once made
     this.planned = {}; // name -> thread count prepare() chose for the next run()
+    this.deferred = {}; // name -> () => Promise<model>: a session made after ready (create())
+    this.pending = {}; // name -> Promise: that session being made
     this.resetStats();
   }
 
@@ -78,7 +80,17 @@ export class OrtModels {
     const fallbacks = {};
     const canary = {};
     const warnings = [];
+    const deferred = {}; // name -> () => Promise<model>: made after ready (OrtModels.startDeferred)
     for (const name of MODEL_NAMES) {
+      // A model only wasm may run (no canary, no fallback) is made after ready, except det, which a page needs
+      // first: cls and rec are made right after ready, while a first page's det runs (prepare() waits for them).
+      if (name !== MODEL_NAMES[0] && plan.usable[name].length === 1 && plan.usable[name][0] === 'wasm') {
+        deferred[name] = () => createModel(ctx, name, 'wasm');
+        const skipped = plan.wanted[name].filter((n) => !plan.probes[n].ok).map((n) => `${n}: ${plan.probes[n].reason}`);
+        if (skipped.length) fallbacks[name] = skipped;
+        onStep(name); // the step is "scheduled"
+        continue;
+      }
       const tried = [];
       let canaryFailed = false;
       for (const bname of plan.usable[name]) {
@@ -118,7 +130,7 @@ export class OrtModels {
       if (r && models[name] !== r) await r.release();
     }
     const info = {
-      backend: Object.fromEntries(MODEL_NAMES.map((n) => [n, models[n].backend])),
+      backend: Object.fromEntries(MODEL_NAMES.map((n) => [n, deferred[n] ? 'wasm' : models[n].backend])),
       fallbacks, // per model: why higher-priority backends were not used
       canary, // per model and GPU backend: the canary verdict
       warnings, // canary failures, in words (also in every result's warnings)
@@ -142,7 +154,36 @@ export class OrtModels {
       info.wasm.adaptive = true;
       info.wasm.threadsReason += '; adaptive: each call may run on one thread instead when that measures faster';
     }
-    return new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread, startThreads);
+    const made = new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread, startThreads);
+    made.deferred = deferred;
+    return made;
+  }
+
+  /** The session of a model whose making was deferred past ready, made now if it is not yet (null: nothing to
+   * wait for). A failed one is tried again at the next call. */
+  made(name) {
+    const make = this.deferred[name];
+    if (!make || this.models[name]) return null;
+    this.pending[name] ??= make().then((m) => {
+      this.models[name] = m;
+      delete this.deferred[name];
+    }, (e) => {
+      delete this.pending[name];
+      throw e;
+    });
+    return this.pending[name];
+  }
+
+  /** After ready: make every deferred session, one after the other (each is also made on its first call). */
+  startDeferred() {
+    let chain = Promise.resolve();
+    for (const name of Object.keys(this.deferred)) chain = chain.then(() => this.made(name)).catch(() => {});
+    return chain;
+  }
+
+  /** Every deferred session made (for calls that skip prepare()). */
+  async allMade() {
+    for (const name of Object.keys(this.deferred)) await this.made(name);
   }
 
   /** The thread count the adaptive rule uses now and why (null when the count is fixed). */
@@ -183,6 +224,8 @@ export class OrtModels {
    * bucket), which can grow Pyodide's heap: run() must only take its view of the input after this. */
   prepare(name, dims, wasm = false) {
     this.onCall?.();
+    const making = this.made(name);
+    if (making) return making.then(() => this.prepare(name, dims, wasm));
     if (wasm) return this.wasmModel(name).then(() => undefined);
     if (!this.models[name]) return this.optionalModel(name).then(() => this.prepare(name, dims));
     if (this.choice && this.models[name].backend === 'wasm') return this.planThreads(name, dims);

@@ -34,10 +34,16 @@ const SNAPSHOT_JS = { serializer(obj) {
   throw new Error('the Python heap references a JS object the snapshot cannot name');
 }, deserializer: (ref) => ({ clipper: CLIPPER, offsetGroups: CLIPPER.offsetGroups })[ref?.retto] ?? null };
 
-/** onStep(name): 'python' when the interpreter runs with numpy + Pillow, 'retto' when retto is importable.
- * snapshot: restore from (and keep) the whole-interpreter memory snapshot. start: 'snapshot' | 'fresh'. */
-export async function bootPython({ assetBase, manifest, log, onStep = () => {}, snapshot = true }) {
+/** onStep(name): 'python' when the interpreter runs with numpy + Pillow, 'retto' when retto is importable;
+ * mark(phase): a finer boot phase, for the timeline. snapshot: restore from (and keep) the whole-interpreter memory
+ * snapshot. start: 'snapshot' | 'fresh'. A restored interpreter's site-packages (not part of the snapshot: numpy,
+ * Pillow and retto are already imported from the heap) are written by writeFiles(), which the caller runs after it
+ * reports ready and awaits before the first job; a fresh interpreter has them already. */
+export async function bootPython({ assetBase, manifest, log, onStep = () => {}, mark = () => {}, snapshot = true }) {
   const indexURL = new URL('pyodide/', assetBase).href;
+  // The interpreter's own files start at once, beside the snapshot's read (both starts need them): the glue
+  // imported, pyodide.asm.wasm compiled while it streams in, the standard library and the lock fetched.
+  const early = loadRuntimeFiles(indexURL, mark);
   const wheelFiles = [...Object.keys(manifest.files).filter((f) => f.startsWith('pyodide/') && f.endsWith('.whl')).sort(),
     manifest.retto_wheel];
   // alongside the interpreter's own files, each checked against the manifest (as loadPackage checked the lock's)
@@ -46,17 +52,24 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   const options = { indexURL, stdout: (m) => log('stdout', m), stderr: (m) => log('stderr', m) };
   const key = snapshot ? await snapshotKey(manifest, PYODIDE_CORE, [shimSource, IMPORTS], sha256Hex) : null;
   const stored = snapshot ? await loadSnapshot(key, sha256Hex) : null;
+  mark('snapshot read');
   let booted = null;
   if (stored) {
     try {
-      booted = { pyodide: await restore(indexURL, options, stored, wheels), start: 'snapshot' };
+      booted = { ...await restore(indexURL, options, stored, wheels, early, mark), start: 'snapshot' };
     } catch (e) {
       log('stderr', `the stored Python snapshot did not restore (${e.message}); starting afresh`);
       await dropSnapshot();
     }
   }
-  if (!booted) booted = { pyodide: await startFresh(indexURL, options, wheels, key), start: 'fresh' };
+  if (!booted) {
+    // after a failed restore the early responses are spent: loadPyodide fetches those two files itself
+    const files = stored ? { ...early, responses: new Map() } : early;
+    const pyodide = await startFresh(indexURL, options, wheels, key, files, mark);
+    booted = { pyodide, writeFiles: async () => {}, start: 'fresh' };
+  }
   const { pyodide, start } = booted;
+  await Promise.all(wheels); // a wheel that fails its sha256 fails the start, even when it is written later
   onStep('python');
   const bridge = pyodide.pyimport('retto.bridge');
   onStep('retto');
@@ -64,25 +77,86 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
 import json, sys, numpy, PIL, retto
 json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "pillow": PIL.__version__,
             "retto": getattr(retto, "__version__", "")})`));
-  return { pyodide, bridge, versions, start, stampShapes: shapeStamper(pyodide) };
+  let files = null;
+  const writeFiles = () => (files ??= booted.writeFiles().then(() => mark('site-packages written')));
+  return { pyodide, bridge, versions, start, writeFiles, stampShapes: shapeStamper(pyodide) };
 }
 
 const sitePackages = (pyodide) => pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
 
+/** The files loadPyodide would fetch itself, started now: {asm: the glue imported, wasm: pyodide.asm.wasm compiled
+ * (streaming, from the HTTP cache when warm, so Chromium's cache of compiled code applies), responses: url ->
+ * Promise<Response> for the standard library and the lock}. */
+function loadRuntimeFiles(indexURL, mark) {
+  const asm = import(/* @vite-ignore */ `${indexURL}pyodide.asm.js`); // defines globalThis._createPyodideModule
+  const wasm = WebAssembly.compileStreaming(fetch(`${indexURL}pyodide.asm.wasm`)).then((m) => { mark('python wasm compiled'); return m; });
+  const responses = new Map(['python_stdlib.zip', 'pyodide-lock.json'].map((f) => [`${indexURL}${f}`, fetch(`${indexURL}${f}`)]));
+  for (const p of [asm, wasm, ...responses.values()]) p.catch(() => {}); // awaited (or re-fetched) by loadRuntime
+  return { asm, wasm, responses };
+}
+
+/** loadPyodide over the early files: its own fetches of them are answered with the responses already under way,
+ * and its wasm is instantiated from the module already compiled. afterCreate(Module) runs once the runtime is
+ * created, before Pyodide boots Python in it (or copies a snapshot's heap in). */
+async function loadRuntime(indexURL, options, early, afterCreate = async () => {}, mark = () => {}) {
+  await early.asm;
+  const create = globalThis._createPyodideModule;
+  if (typeof create !== 'function') throw new Error('pyodide.asm.js did not define _createPyodideModule');
+  const original = self.fetch;
+  const restoreFetch = () => { if (self.fetch === answerEarly) self.fetch = original; };
+  function answerEarly(input, init) {
+    const url = new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
+    if (url === `${indexURL}pyodide.asm.wasm`) return Promise.resolve(new Response(null, { status: 204 })); // unused: instantiated below
+    const early = popEarly(url);
+    return early ?? original.call(self, input, init);
+  }
+  const popEarly = (url) => {
+    const r = early.responses.get(url);
+    early.responses.delete(url);
+    return r;
+  };
+  let failed;
+  const failure = new Promise((_, reject) => { failed = reject; });
+  globalThis._createPyodideModule = async (settings) => {
+    restoreFetch(); // loadPyodide has made its requests by now
+    settings.instantiateWasm = (imports, done) => {
+      early.wasm.then((module) => WebAssembly.instantiate(module, imports).then((instance) => {
+        mark('python wasm instantiated');
+        done(instance, module);
+      })).catch(failed); // Emscripten would wait for ever
+      return {};
+    };
+    const Module = await Promise.race([create(settings), failure]);
+    await afterCreate(Module);
+    return Module;
+  };
+  self.fetch = answerEarly;
+  try {
+    const { loadPyodide } = await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`);
+    return await loadPyodide(options);
+  } finally {
+    restoreFetch();
+    globalThis._createPyodideModule = create;
+  }
+}
+
 /** A new interpreter: unpack every wheel, import, and (key given) snapshot it and store that at once. */
-async function startFresh(indexURL, options, wheels, key) {
-  const { loadPyodide } = await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`);
-  const pyodide = await loadPyodide({ ...options, ...(key ? { _makeSnapshot: true } : {}) });
+async function startFresh(indexURL, options, wheels, key, early, mark) {
+  const pyodide = await loadRuntime(indexURL, { ...options, ...(key ? { _makeSnapshot: true } : {}) }, early, async () => mark('python runtime made'), mark);
+  mark('python booted');
   const site = sitePackages(pyodide);
   pyodide.registerJsModule('_retto_clipper', CLIPPER);
   await writeSitePackages(pyodide, site, wheels);
+  mark('site-packages written');
   pyodide.runPython(IMPORTS);
+  mark('imported');
   if (key) {
     try {
       const meta = { ...recordLibraries(pyodide._module), site };
       const heap = pyodide.makeMemorySnapshot({ serializer: SNAPSHOT_JS.serializer });
       const libs = Object.fromEntries(meta.libs.map((l) => [l.name, pyodide.FS.readFile(l.name)]));
       storeSnapshot(key, meta, heap, libs, sha256Hex); // copied at once; stored while the boot goes on
+      mark('snapshot made');
     } catch (e) {
       options.stderr(`no Python snapshot this time (${e.message})`);
     }
@@ -91,30 +165,22 @@ async function startFresh(indexURL, options, wheels, key) {
 }
 
 /** The stored interpreter: its libraries compiled while the runtime loads, placed again before its heap is
- * copied in (python_snapshot.js), then site-packages written back into the (not snapshotted) file system. */
-async function restore(indexURL, options, stored, wheels) {
+ * copied in (python_snapshot.js). Its site-packages are written back into the (not snapshotted) file system by
+ * writeFiles(), later. */
+async function restore(indexURL, options, stored, wheels, early, mark) {
   const compiled = Promise.all(Object.entries(stored.libs).map(async ([name, bytes]) => [name, await WebAssembly.compile(bytes)]))
     .then(Object.fromEntries);
   compiled.catch(() => {}); // awaited below
-  await import(/* @vite-ignore */ `${indexURL}pyodide.asm.js`); // defines globalThis._createPyodideModule
-  const create = globalThis._createPyodideModule;
-  if (typeof create !== 'function') throw new Error('pyodide.asm.js did not define _createPyodideModule');
-  globalThis._createPyodideModule = async (settings) => {
-    const Module = await create(settings);
+  const pyodide = await loadRuntime(indexURL, { ...options, _loadSnapshot: stored.heap,
+    _snapshotDeserializer: SNAPSHOT_JS.deserializer }, early, async (Module) => {
+    mark('python runtime made');
     await stored.intact;
     replayLibraries(Module, stored.meta, await compiled);
-    return Module;
-  };
-  let pyodide;
-  try {
-    const { loadPyodide } = await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`);
-    pyodide = await loadPyodide({ ...options, _loadSnapshot: stored.heap, _snapshotDeserializer: SNAPSHOT_JS.deserializer });
-  } finally {
-    globalThis._createPyodideModule = create;
-  }
-  await writeSitePackages(pyodide, stored.meta.site, wheels);
+    mark('libraries placed');
+  }, mark);
+  mark('heap restored');
   pyodide.runPython(RESTORE_CHECK);
-  return pyodide;
+  return { pyodide, writeFiles: () => writeSitePackages(pyodide, stored.meta.site, wheels) };
 }
 
 /** Every wheel and the pyclipper shim into site-packages (the file system is not part of a snapshot). */

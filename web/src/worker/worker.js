@@ -63,7 +63,7 @@ async function init(id, options) {
     const python = bootPython({ assetBase, manifest, snapshot: !options.diagnostics?.noPythonSnapshot, onStep: (n) => {
       if (n === 'python') PYODIDE_CORE.forEach((f) => progress.credit(`pyodide/${f}`));
       progress.step(n);
-    }, log: (stream, m) => (stream === 'stderr' ? console.warn : console.log)(`[py] ${m}`) });
+    }, mark: (phase) => progress.mark(phase), log: (stream, m) => (stream === 'stderr' ? console.warn : console.log)(`[py] ${m}`) });
     python.catch(() => {}); // awaited below; if the models fail first, that error is the one reported
     // The optional models (page orientation, the re-reading recogniser) are fetched on their first use.
     const modelBytes = fetchModels(assetBase, modelSet, undefined, OPTIONAL_MODELS);
@@ -88,6 +88,7 @@ async function init(id, options) {
     const backend = { ...ort.info.backend };
     for (const role of OPTIONAL_MODELS) if (modelSet.set.files[role]) backend[role] = 'wasm';
     const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
+    progress.mark('session inputs in');
     const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), await modelBytes.rec, (await dictionary) ?? null,
       JSON.stringify(backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}),
       (await rereadDictionary) ?? null);
@@ -100,7 +101,9 @@ async function init(id, options) {
     state.ready = { ...py, ort, session, pyWorker, versions, assetBase, manifest }; // assets: pdf.js, export wheels on demand
     const { name, bytes, set } = modelSet;
     const maxPixels = py.bridge.max_pixels(session);
-    return { ...ort.info, versions, timings, python: { start: py.start }, limits: { maxPixels }, heapBytes: heapBytes(),
+    // when this worker was made and when it got init (epoch ms): a page can place the boot on its own clock
+    const started = { worker: performance.timeOrigin, init: performance.timeOrigin + t0 };
+    return { ...ort.info, versions, timings, started, python: { start: py.start }, limits: { maxPixels }, heapBytes: heapBytes(),
       modelSet: { name, label: set.label, summary: set.summary, languages: set.languages, bytes, webgl: set.webgl } };
   } finally {
     progress.uninstall();
@@ -369,6 +372,7 @@ async function exportRecord(id, { record, format, sources = [], name = null, tab
 }
 
 async function runModel(id, { name, data, dims }) {
+  await state.ready.ort.allMade();
   const out = await state.ready.ort.run(name, new Float32Array(data), dims);
   const copy = new Float32Array(out.data);
   post({ type: 'result', id, result: { data: copy.buffer, dims: Array.from(out.dims), backend: state.ready.ort.models[name].backend } }, [copy.buffer]);
@@ -404,7 +408,12 @@ function onStrayError(ev) {
   die(null, String(ev.reason?.message ?? ev.message ?? ev.reason ?? 'the interpreter exited'));
 }
 
-const handlers = { init: (id, m) => init(id, m.options).then((info) => post({ type: 'ready', id, info })),
+const handlers = { init: (id, m) => init(id, m.options).then((info) => {
+  post({ type: 'ready', id, info });
+  // after ready, before any other call runs: a restored interpreter's site-packages; the sessions made later
+  state.ready.writeFiles().catch(() => {});
+  state.ready.ort.startDeferred();
+}),
   recognize, export: exportRecord, runModel, python: runPython,
   sniff: (id, { head }) => post({ type: 'result', id, result: state.ready.bridge.is_pdf(new Uint8Array(head)) }) };
 
@@ -422,6 +431,7 @@ async function onMessage(ev) {
   try {
     if (!handler) throw new RettoWorkerError('internal_error', `unknown message ${msg.type}`);
     if (msg.type !== 'init' && !state.ready) throw new RettoWorkerError('internal_error', 'worker is not initialised');
+    if (msg.type !== 'init') await state.ready.writeFiles();
     await handler(msg.id, msg);
   } catch (e) {
     const error = toErrorPayload(e);
