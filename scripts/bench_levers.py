@@ -7,7 +7,8 @@ The variants (scripts/levers.json) go from the old PP-OCRv6 tiny pipeline to the
 with PP-OCRv6 small beside them. Every page is read by every variant in turn within each round (alternating, so load
 from elsewhere falls on all alike); a variant's time is the sum over pages of its per-page medians. Accuracy is
 scored once per variant against the labelled pages' ground truth (tests/py/ocr_metrics.py): CER and WER pooled
-over the pages, words right (text and box) over the pages with word boxes. Memory: each variant's peak resident
+over the pages, words right (text and box) over the pages with word boxes. CPU: the process's CPU time per read (both onnxruntime threads and Python), medians summed the same way; other
+jobs on the machine weigh on it less than on the wall time. Memory: each variant's peak resident
 size (VmHWM) in a fresh process that opens its models and reads the largest pages once.
 """
 from __future__ import annotations
@@ -56,16 +57,19 @@ def main(argv=None) -> None:
     for page in pages:
         data = scan_bytes(page["path"])
         times = [[] for _ in variants]
+        cpu = [[] for _ in variants]
         for k, s in enumerate(sessions):
             lines = s.run(data).to_dict()["lines"]                  # warm-up, and the result that is scored
             per[k][page["name"]] = score(page, lines)
         for _ in range(args.rounds):
             for k, s in enumerate(sessions):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 s.run(data)
                 times[k].append((time.perf_counter() - t0) * 1000)
+                cpu[k].append((time.process_time() - c0) * 1000)
         for k in range(len(variants)):
             per[k][page["name"]]["native_ms"] = statistics.median(times[k])
+            per[k][page["name"]]["cpu_ms"] = statistics.median(cpu[k])
         print(f"  {page['name']:<26} " + "  ".join(f"{statistics.median(t):6.0f}" for t in times) + " ms",
               file=sys.stderr)
     rows = []
@@ -74,19 +78,21 @@ def main(argv=None) -> None:
         row = {"label": label, "set": name, "config": config,
                "cer": pooled(p, "cer", "chars"), "wer": pooled(p, "wer", "words"),
                "word_acc": sum(x["words_right"] for x in boxed) / max(1, sum(x["gt_words"] for x in boxed)),
-               "native_ms": sum(x["native_ms"] for x in p.values()), "pages": p}
+               "native_ms": sum(x["native_ms"] for x in p.values()),
+               "cpu_ms": sum(x["cpu_ms"] for x in p.values()), "pages": p}
         if not args.no_memory:
             paths = [pg["path"] for pg in load_pages(list(MEMORY_PAGES))]
             row["peak_mb"] = peak_mb(name, config, paths)
         rows.append(row)
-    base = rows[0]["native_ms"]
+    base, base_cpu = rows[0]["native_ms"], rows[0]["cpu_ms"]
     print(f"\n{len(pages)} pages, native onnxruntime CPU 2 threads, medians of {args.rounds} alternating rounds")
-    print("| variant | CER % | WER % | words right % | native s | × old default | peak MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| variant | CER % | WER % | words right % | native s | × old default | CPU s | CPU × old | peak MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         mem = f"{r['peak_mb']:.0f}" if "peak_mb" in r else "–"
         print(f"| {r['label']} | {r['cer'] * 100:.2f} | {r['wer'] * 100:.2f} | {r['word_acc'] * 100:.1f} | "
-              f"{r['native_ms'] / 1000:.1f} | {r['native_ms'] / base:.2f} | {mem} |")
+              f"{r['native_ms'] / 1000:.1f} | {r['native_ms'] / base:.2f} | {r['cpu_ms'] / 1000:.1f} | "
+              f"{r['cpu_ms'] / base_cpu:.2f} | {mem} |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

@@ -32,6 +32,7 @@ class DetConfig:
     unclip_ratio: float = 1.6
     use_dilation: bool = True
     min_size: int = 3
+    content_crop: bool = False      # detect only the page's content box, not its blank margins (content_box.py)
 
 
 @dataclass

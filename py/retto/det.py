@@ -28,10 +28,11 @@ def input_size(h: int, w: int, cfg: DetConfig):
     return max(round32(int(h * ratio)), 32), max(round32(int(w * ratio)), 32)
 
 
-def preprocess(img: np.ndarray, cfg: DetConfig) -> np.ndarray:
-    """RGB uint8 HxWx3 -> float32 [1, 3, H', W'] in BGR order, normalised with mean/std."""
+def preprocess(img: np.ndarray, cfg: DetConfig, size: tuple | None = None) -> np.ndarray:
+    """RGB uint8 HxWx3 -> float32 [1, 3, H', W'] in BGR order, normalised with mean/std; (H', W') = `size`, or
+    input_size()."""
     h, w = img.shape[:2]
-    dh, dw = input_size(h, w, cfg)
+    dh, dw = size or input_size(h, w, cfg)
     resized = resize_linear(img, dw, dh)
     return normalize_bgr(resized, cfg.mean, cfg.std)[None]
 

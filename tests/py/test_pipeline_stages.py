@@ -248,3 +248,83 @@ def test_a_negative_rereading_width_is_a_config_error():
     with pytest.raises(RettoError) as err:
         Config.from_dict({"rec": {"reread_min_width": -1}})
     assert err.value.code == INVALID_CONFIG and "reread_min_width" in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------- content box
+
+def blank_page(w=1240, h=1754, colour=(255, 255, 255)):
+    return Image.new("RGB", (w, h), colour)
+
+
+def text_at(img, xy, text, size=28, fill="black"):
+    """Draws text; returns its ink box (x0, y0, x1, y1) as Pillow measures it."""
+    d = ImageDraw.Draw(img)
+    f = ImageFont.truetype(SANS, size)
+    d.text(xy, text, font=f, fill=fill)
+    return d.textbbox(xy, text, font=f)
+
+
+def inside(inner, outer, margin=0):
+    return (outer[0] <= inner[0] - margin and outer[1] <= inner[1] - margin
+            and inner[2] + margin <= outer[2] and inner[3] + margin <= outer[3])
+
+
+def test_content_box_holds_the_text_with_a_margin_on_32_px_sides():
+    from retto.content_box import MARGIN, content_box
+    img = blank_page()
+    a = text_at(img, (150, 200), "Oak 42 and a longer line of text")
+    b = text_at(img, (700, 520), "faint words", fill=(185, 185, 185))   # light grey on white still counts
+    box = content_box(np.asarray(img))
+    assert box is not None
+    assert inside(a, box, MARGIN) and inside(b, box, MARGIN)
+    x0, y0, x1, y1 = box
+    assert (x1 - x0) % 32 == 0 and (y1 - y0) % 32 == 0
+    assert (x1 - x0) * (y1 - y0) < 0.3 * img.width * img.height
+
+
+def test_content_box_ignores_lone_specks_but_keeps_a_lone_digit():
+    from retto.content_box import content_box
+    img = blank_page()
+    text = text_at(img, (150, 200), "Some text near the top")
+    px = img.load()
+    rng = np.random.default_rng(0)
+    for x, y in zip(rng.integers(0, img.width, 300), rng.integers(700, img.height, 300)):
+        px[int(x), int(y)] = (0, 0, 0)            # scattered one-pixel scan noise below the text
+    box = content_box(np.asarray(img))
+    assert box is not None and inside(text, box) and box[3] < 700
+    digit = text_at(img, (620, 560), "1")           # a lone page number is text
+    box = content_box(np.asarray(img))
+    assert box is not None and inside(digit, box) and inside(text, box)
+
+
+def test_content_box_is_none_for_a_blank_or_full_page():
+    from retto.content_box import content_box
+    assert content_box(np.asarray(blank_page())) is None
+    full = blank_page(800, 600)
+    text_at(full, (10, 10), "top left")
+    text_at(full, (600, 560), "bottom right")
+    assert content_box(np.asarray(full)) is None
+
+
+def test_detection_on_the_content_box_finds_the_text_where_it_is(worker, monkeypatch):
+    # Text in the lower right of an otherwise blank page: det sees only the content box (a fraction of the
+    # page's pixels), and the line's box still lands on the drawn text in the page's own pixels.
+    img = blank_page()
+    drawn = text_at(img, (760, 1500), "Oak 42 Elm", size=40)
+    png = io.BytesIO()
+    img.save(png, "PNG")
+    shapes = []
+    real = worker.run
+
+    def watched(role, x):
+        if role == "det":
+            shapes.append(x.shape)
+        return real(role, x)
+
+    monkeypatch.setattr(worker, "run", watched)
+    result = worker.session({"det": {"content_crop": True}, "layout": {"page_orientation": "off"}}).run(png.getvalue())
+    assert [ln.text for ln in result.lines] == ["Oak 42 Elm"]
+    assert shapes and shapes[0][2] * shapes[0][3] < 0.15 * img.width * img.height
+    box = np.asarray(result.lines[0].box)
+    assert abs(box[:, 0].min() - drawn[0]) < 12 and abs(box[:, 0].max() - drawn[2]) < 12
+    assert abs(box[:, 1].min() - drawn[1]) < 12 and abs(box[:, 1].max() - drawn[3]) < 12

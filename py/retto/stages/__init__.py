@@ -4,7 +4,7 @@ switched on by the config (which the model set's file fills in).
 
     det -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout -> regions
 
-- det (detection.py): text regions on the upright image.
+- det (detection.py): text regions on the upright image (only its content box with det.content_crop).
 - cls (line_orientation.py): line crops, each turned 180 degrees where the line classifier says so.
 - orientation (page_turn.py, layout.page_orientation "auto"): a page turned 90/180/270 is turned upright and
   det + cls run again on it. It comes after them because its evidence is the page's own lines.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import det, tiling
+from ..content_box import content_box
 from ..geometry import reading_order
 from ..image import resize_linear
 from ..page import Lines
@@ -37,9 +38,16 @@ class Detection:
         """One det run: quads in `work` pixels. A page with more text regions than det.max_candidates is read
         only in part, so that is said, never silent."""
         cfg = self.p.config.det
-        pred = await self.p.infer("det", det.preprocess(work, cfg), page)
+        box = content_box(work) if cfg.content_crop and not _upscaled(work, cfg) else None
+        x0, y0, x1, y1 = box or (0, 0, work.shape[1], work.shape[0])
+        region = work[y0:y1, x0:x1]
+        # A content box is cut at multiples of 32 and detected at its own size (never enlarged to det's minimum).
+        size = (max(det.round32(y1 - y0), 32), max(det.round32(x1 - x0), 32)) if box else None
+        pred = await self.p.infer("det", det.preprocess(region, cfg, size), page)
         stats = {}
-        quads, _ = det.postprocess(pred, work.shape[0], work.shape[1], cfg, stats=stats)
+        quads, _ = det.postprocess(pred, region.shape[0], region.shape[1], cfg, stats=stats)
+        if box:   # back into `work` pixels
+            quads = quads + np.array([x0, y0], dtype=np.float64)
         if stats["components"] > cfg.max_candidates:
             page.warnings.append(f"the image has {stats['components']} text regions; only the first "
                                  f"{cfg.max_candidates} were read (raise det.max_candidates to read them all)")
@@ -90,6 +98,13 @@ class Detection:
             pad_left = int(abs(new_w - w) / 2)
             img = np.pad(img, ((0, 0), (pad_left, pad_left), (0, 0)))
         return img, scale_x, scale_y, pad_top, pad_left
+
+
+def _upscaled(work: np.ndarray, cfg) -> bool:
+    """Whether det enlarges this image (det.limit_type "min"): a crop of it would then be enlarged by more, so
+    content_crop leaves such (small) images whole."""
+    h, w = work.shape[:2]
+    return cfg.limit_type == "min" and min(h, w) < cfg.limit_side_len
 
 
 def to_source(quad, scale_x, scale_y, pad_top, pad_left, raw_w, raw_h) -> np.ndarray:

@@ -27,11 +27,18 @@ class PageTurn:
             probs = await self.p.infer("orient", page_orientation.model_input(page.image), page)
             model = page_orientation.model_angle(probs[0])
         # The lines are only consulted when a turn is possible: without a model, or when it sees one.
-        lines_angle = await self._page_angle(page, force=model is not None) if model is None or model[0] else 0
+        lines_angle, turned_score = (await self._page_angle(page, force=model is not None)
+                                     if model is None or model[0] else (0, None))
         angle, page.page_angle_confidence = page_orientation.combine(model, lines_angle)
         if angle:
             as_given = (page.lines, page.work, page.upright, page.warnings[:])
             upright_score = await self._horizontal_score(page) if angle in (90, 270) else None
+            if upright_score is not None and turned_score is not None and upright_score >= turned_score:
+                # The page's level lines already read at least as well as its tall ones turned upright (the
+                # same evidence as below, before paying for det on the turned page): keep it as given.
+                page.page_angle_confidence = model[2] if model else None
+                page.notify("orientation", {"page_angle": 0, "confidence": page.page_angle_confidence})
+                return page
             page.page_angle = angle
             page.upright = page_orientation.turn_upright(page.image, angle)
             for stage in self.find_lines:
@@ -54,23 +61,26 @@ class PageTurn:
             return None
         return float(np.mean(await read_scores(self.p, page, [found.crops[i] for i in sample])))
 
-    async def _page_angle(self, page, force: bool = False) -> int:
-        """The page's clockwise turn from its lines: the axis from the boxes; the half turn from reading a sample
-        of lines as found and turned 180 degrees, skipped on a horizontal page the classifier finds upright
-        (unless `force`: the model saw a turn, so it is checked)."""
+    async def _page_angle(self, page, force: bool = False) -> tuple:
+        """(the page's clockwise turn from its lines, the sample's mean score read the better way or None): the
+        axis from the boxes; the half turn from reading a sample of lines as found and turned 180 degrees,
+        skipped on a horizontal page the classifier finds upright (unless `force`: the model saw a turn, so it is
+        checked)."""
         found = page.lines
         axis = page_orientation.text_axis(found.quads)
         if axis is None:
-            return 0
+            return 0, None
         if (axis == "horizontal" and self.p.config.cls.enabled and not force
                 and page_orientation.flip_share(found.quads, found.angles) < page_orientation.FLIP_SHARE):
-            return 0
+            return 0, None
         sample = page_orientation.sample_lines(found.quads, axis)
         if not sample:
-            return 0
+            return 0, None
         as_found = [found.crops[i] if found.angles[i] == 0 else np.ascontiguousarray(np.rot90(found.crops[i], 2))
                     for i in sample]
         pool = as_found + [np.ascontiguousarray(np.rot90(c, 2)) for c in as_found]
         scores = await read_scores(self.p, page, pool)
         k = len(sample)
-        return page_orientation.decide(axis, float(np.mean(scores[:k])), float(np.mean(scores[k:])))
+        as_found_score, turned_score = float(np.mean(scores[:k])), float(np.mean(scores[k:]))
+        return (page_orientation.decide(axis, as_found_score, turned_score),
+                max(as_found_score, turned_score) if axis == "vertical" else None)
