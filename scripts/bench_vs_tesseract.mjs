@@ -80,7 +80,8 @@ const rettoEngine = (threads) => ({
     const sum = (o, k) => Object.values(o).reduce((a, v) => a + (k ? v[k] : v), 0);
     return { ms, lines: r.lines.map((l) => ({ text: l.text, box: l.box })),
       split: { wallMs: st.wallMs, total: r.timings.total, infer: sum(r.timings.infer), ort: sum(st.models, 'ortMs'),
-        copyIn: sum(st.models, 'copyInMs'), copyOut: st.copyOutMs ?? 0, heapBytes: st.heapBytes, timings: r.timings } };
+        copyIn: sum(st.models, 'copyInMs'), copyOut: st.copyOutMs ?? 0, heapBytes: st.heapBytes, timings: r.timings,
+        threads: st.threads } };
   }, url),
 });
 
