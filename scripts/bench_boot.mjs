@@ -7,14 +7,11 @@
 // (ms since navigation start): the worker made, init received, then every phase of the worker's info.timings.
 //   node scripts/bench_boot.mjs dist[,/tmp/old-dist,dist#nosnap] [--rounds 3]
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, args, opt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const builds = (args[0] && !args[0].startsWith('--') ? args[0] : join(ROOT, 'dist')).split(',');
 const rounds = Math.max(1, Number(opt('--rounds', 3)));
 // --page FILE: after each start, read FILE once: time to its result since navigation (the first page, as a

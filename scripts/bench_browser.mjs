@@ -13,14 +13,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, args, opt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 if (opt('--vs')) { // --vs tesseract: against tesseract.js (scripts/bench_vs_tesseract.mjs, its own options)
   if (opt('--vs') !== 'tesseract') throw new Error(`--vs ${opt('--vs')}: only tesseract is known`);
   const rest = args.filter((a, i) => a !== '--vs' && args[i - 1] !== '--vs');

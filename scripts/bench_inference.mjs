@@ -17,13 +17,11 @@
 // to a multiple of N, what fixed width buckets would feed the model; changes the outputs).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { median, runLevers } from './bench_inference_core.mjs';
+import { ROOT, flag, opt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const INPUTS = opt('--inputs', '/tmp/retto-model-inputs');
 const ROLES = opt('--roles', 'det,rec').split(',');
 const THREADS = Number(opt('--threads', 1));
@@ -31,7 +29,7 @@ const ROUNDS = Number(opt('--rounds', 3));
 const LIMIT = Number(opt('--limit', 1e9)); // at most this many calls per role (the first ones)
 const ENGINES = opt('--engines', 'base').split(',');
 const ORT_DEV = opt('--ort-dev', null);
-const BROWSER = args.includes('--browser');
+const BROWSER = flag('--browser');
 const NATIVE = opt('--native', '1,2').split(',').filter(Boolean).map(Number);
 
 const { set, calls: META } = JSON.parse(readFileSync(join(INPUTS, 'meta.json'), 'utf8'));

@@ -6,16 +6,13 @@
 //   node scripts/bench_levers_browser.mjs [--rounds 3] [--pages english_prose,...] [--variants 0,4] [--out f.json]
 // Needs: scripts/setup_web.sh (dist/) and scripts/make_testset.py (tests/testset/pages).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt, pagesOpt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
-const PAGES = opt('--pages', 'english_prose,english_two_column,invoice,french,photo_page').split(',');
+const PAGES = pagesOpt();
 const LEVERS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'levers.json'), 'utf8')).variants;
 const PICK = opt('--variants', LEVERS.map((_, i) => i).join(',')).split(',').map(Number);
 const VARIANTS = PICK.map((i) => LEVERS[i]);

@@ -5,14 +5,11 @@
 //   node scripts/bench_models_browser.mjs [--rounds 1] [--sets a,b] [--out bench-browser.json]
 // Needs: scripts/setup_web.sh (dist/) and scripts/make_testset.py (tests/testset/pages).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const ROUNDS = Math.max(1, Number(opt('--rounds', 1)));
 const OUT = opt('--out', 'bench-browser.json');
 const PAGES_DIR = join(ROOT, 'tests', 'testset', 'pages');

@@ -9,14 +9,11 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const profiles = opt('--profiles', '0;0,1').split(';'); // CPU lists for taskset
 const sizes = opt('--workers', '1,2').split(',').map(Number);
 const rounds = Math.max(1, Number(opt('--rounds', 2)));

@@ -11,16 +11,13 @@
 // Needs: scripts/setup_web.sh (dist/) and scripts/make_testset.py (tests/testset/pages).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt, pagesOpt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
-const PAGES = opt('--pages', 'english_prose,english_two_column,invoice,french,photo_page').split(',');
+const PAGES = pagesOpt();
 const DISTS = opt('--dist', join(ROOT, 'dist')).split(',');
 const TOP = Number(opt('--top', 25));
 const THREADS = opt('--threads', undefined) && Number(opt('--threads'));

@@ -7,14 +7,11 @@
 // and a `table_csv`.
 //   node scripts/bench_tables_browser.mjs [--rounds 3] [--threads 2] [--pages region_report,bank_statement]
 // Needs: scripts/setup_web.sh (dist/), scripts/make_tables.py (tests/testset/tables).
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const ROUNDS = Number(opt('--rounds', 3));
 const THREADS = Number(opt('--threads', 2));
 const PAGES = opt('--pages', 'region_report,bank_statement').split(',');

@@ -11,16 +11,13 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt, pagesOpt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const ROUNDS = Math.max(1, Number(opt('--rounds', 2)));
-const PAGES = opt('--pages', 'english_prose,english_two_column,invoice,french,photo_page').split(',');
+const PAGES = pagesOpt();
 const ENGINES = opt('--engines', '2,1,auto').split(',');
 const PAGES_DIR = join(ROOT, 'tests', 'testset', 'pages');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

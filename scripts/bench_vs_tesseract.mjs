@@ -20,17 +20,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
+import { ROOT, opt, flag, pagesOpt } from './bench_args.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
 const WARM = 2; // warm reloads per round
-const PAGES = opt('--pages', 'english_prose,english_two_column,invoice,french,photo_page').split(',');
+const PAGES = pagesOpt();
 const DIST = opt('--dist', join(ROOT, 'dist'));
 const PAGE_DIR = join(ROOT, 'tests', 'testset', 'pages');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -240,7 +237,6 @@ const mounts = {
 };
 const versions = Object.fromEntries(['tesseract.js', 'tesseract.js-core', '@tesseract.js-data/eng'].map((p) => [p,
   JSON.parse(readFileSync(join(NM, p, 'package.json'), 'utf8')).version]));
-const flag = (f) => args.includes(f);
 // Per-page engines: Retto at its default thread count, Retto at 1 thread (per page only), tesseract.js.
 const ENGINE_NAMES = flag('--no-t1') ? ['retto', 'tesseract'] : ['retto', 'retto-t1', 'tesseract'];
 const server = await startServer({ dir: DIST, mounts });
