@@ -154,9 +154,9 @@ export class OrtModels {
       info.wasm.adaptive = true;
       info.wasm.threadsReason += '; adaptive: each call may run on one thread instead when that measures faster';
     }
-    const made = new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread, startThreads);
-    made.deferred = deferred;
-    return made;
+    const ortModels = new OrtModels(ort, models, info, (name) => createModel(ctx, name, 'wasm'), oneThread, startThreads);
+    ortModels.deferred = deferred;
+    return ortModels;
   }
 
   /** The session of a model whose making was deferred past ready, made now if it is not yet (null: nothing to
