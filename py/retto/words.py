@@ -8,6 +8,7 @@ through the turns the crop went through (90 degrees for tall lines, 180 for upsi
 """
 from __future__ import annotations
 
+import bisect
 import unicodedata
 
 import numpy as np
@@ -122,21 +123,57 @@ def may_break(text: list, k: int) -> bool:
 def ink_mask(crop: np.ndarray) -> np.ndarray | None:
     """Boolean [H, W] of ink pixels (dark on light or light on dark, whichever the crop's median says is paper);
     None when the crop has too little contrast to tell."""
-    gray = crop.astype(np.float32).mean(axis=2) if crop.ndim == 3 else crop.astype(np.float32)
-    lo, hi = np.percentile(gray, (1, 99))   # ink may be a small share of a wide crop
-    if hi - lo < 10:
+    # Grey is the channels' mean; kept as the integer sum (3 x grey, 0..765) so that its order statistics come
+    # from one histogram instead of three partitions of a float copy (this runs for most lines, in Pyodide too).
+    if crop.ndim == 3:
+        total = crop[..., 0].astype(np.uint16)
+        total += crop[..., 1]
+        total += crop[..., 2]
+        scale = 3.0
+    else:
+        total, scale = np.asarray(crop).astype(np.uint16, copy=False), 1.0   # grey uint8 already
+    counts = np.cumsum(np.bincount(total.ravel()))
+    n = int(counts[-1])
+
+    def nth(k: int) -> float:        # the k-th smallest value (0-based)
+        return float(np.searchsorted(counts, k, side="right"))
+
+    def percentile(q: float) -> float:  # numpy's default (linear) rule
+        at = q / 100.0 * (n - 1)
+        k = int(at)
+        lower = nth(k)
+        return lower + (nth(min(k + 1, n - 1)) - lower) * (at - k)
+
+    lo, hi = percentile(1), percentile(99)   # ink may be a small share of a wide crop
+    if hi - lo < 10 * scale:
         return None
-    mid = (lo + hi) / 2.0
-    return gray < mid if np.median(gray) > mid else gray > mid
+    mid = (lo + hi) / 2.0                    # all in units of the sum: a pixel on mid itself is paper
+    median = (nth((n - 1) // 2) + nth(n // 2)) / 2.0
+    return total < mid if median > mid else total > mid
+
+
+def blank_runs(flags: np.ndarray) -> tuple:
+    """(starts, ends) of the runs of True in a 1-D boolean array, ends exclusive, as Python lists."""
+    padded = np.concatenate(([False], flags, [False])).astype(np.int8)
+    edges = np.flatnonzero(np.diff(padded)).tolist()
+    return edges[::2], edges[1::2]
 
 
 def longest_run(flags: np.ndarray) -> int:
     """Length of the longest run of True in a 1-D boolean array."""
-    if not flags.any():
-        return 0
-    padded = np.concatenate(([False], flags, [False])).astype(np.int8)
-    edges = np.flatnonzero(np.diff(padded))
-    return int((edges[1::2] - edges[::2]).max())
+    starts, ends = blank_runs(flags)
+    return max((b - a for a, b in zip(starts, ends)), default=0)
+
+
+def longest_run_within(runs: tuple, x0: int, x1: int) -> int:
+    """Length of the longest part of the runs (blank_runs) inside [x0, x1)."""
+    starts, ends = runs
+    k = bisect.bisect_right(ends, x0)          # the first run that ends after x0
+    best = 0
+    while k < len(starts) and starts[k] < x1:
+        best = max(best, min(ends[k], x1) - max(starts[k], x0))
+        k += 1
+    return best
 
 
 def add_missing_spaces(steps: list, labels: list, crop: np.ndarray, crop_px_per_step: float,
@@ -158,12 +195,12 @@ def add_missing_spaces(steps: list, labels: list, crop: np.ndarray, crop_px_per_
     if rows.size == 0:
         return steps
     band = rows[-1] - rows[0] + 1
-    empty = ~ink.any(axis=0)       # columns with no ink
+    runs = blank_runs(~ink.any(axis=0))    # runs of columns with no ink
 
     def blank(k):                  # the widest blank column run between characters k-1 and k
         x0 = int((steps[k - 1][2] + 0.5) * crop_px_per_step)
-        x1 = int((steps[k][1] + 0.5) * crop_px_per_step)
-        return longest_run(empty[x0:x1]) if x1 > x0 else 0
+        x1 = min(int((steps[k][1] + 0.5) * crop_px_per_step), ink.shape[1])
+        return longest_run_within(runs, x0, x1) if x1 > x0 else 0
     # Letter-spaced headings ("F O R T  W O R T H") have wide gaps between all their letters: a break must also
     # be clearly wider than the line's usual gap between two characters (the median of the others).
     pairs = {k: blank(k) for k in range(1, len(steps))

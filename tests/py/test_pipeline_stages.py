@@ -184,6 +184,42 @@ def test_no_space_is_put_between_chinese_characters():
     assert words.add_missing_spaces(steps, LABELS, np.asarray(img), 4.0, 0.4) == steps
 
 
+def test_ink_is_the_side_of_the_contrast_away_from_the_paper():
+    # 10 x 100 white paper with a 2 px dark bar (grey 20): 1st percentile 20, 99th 255, mid 137.5; the median
+    # (paper) is above mid, so the dark pixels are the ink. Inverted (light text on dark), the light bar is.
+    crop = np.full((10, 100, 3), 255, np.uint8)
+    crop[4:6, 30:70] = 20
+    want = np.zeros((10, 100), bool)
+    want[4:6, 30:70] = True
+    assert np.array_equal(words.ink_mask(crop), want)
+    assert np.array_equal(words.ink_mask(255 - crop), want)
+    assert np.array_equal(words.ink_mask(crop[..., 0]), want)     # a grey crop
+    # Under 10 grey levels between the 1st and 99th percentiles: no contrast to tell ink from paper.
+    assert words.ink_mask(np.full((10, 100, 3), 200, np.uint8) - (crop < 128) * np.uint8(5)) is None
+
+
+def test_a_pixel_exactly_between_ink_and_paper_counts_as_paper():
+    # Paper 200, ink 0, one pixel at 100 = (0 + 200) / 2 exactly: paper, on either polarity.
+    crop = np.full((10, 100, 3), 200, np.uint8)
+    crop[:, :5] = 0
+    crop[0, 50] = 100
+    mask = words.ink_mask(crop)
+    assert mask[:, :5].all() and mask.sum() == 50
+    assert words.ink_mask(200 - crop).sum() == 50
+
+
+def test_the_longest_blank_run_inside_a_span_is_clipped_to_it():
+    flags = np.array([0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1], bool)   # runs [1, 4), [6, 11), [12, 13)
+    runs = words.blank_runs(flags)
+    assert runs == ([1, 6, 12], [4, 11, 13])
+    assert words.longest_run(flags) == 5
+    assert words.longest_run_within(runs, 0, 13) == 5
+    assert words.longest_run_within(runs, 0, 8) == 3      # [6, 8) is only 2 of the long run
+    assert words.longest_run_within(runs, 8, 13) == 3     # [8, 11)
+    assert words.longest_run_within(runs, 4, 6) == 0
+    assert words.longest_run(np.zeros(5, bool)) == 0
+
+
 # --------------------------------------------------------------------------------------------- transparency
 
 def test_paper_colour_contrasts_with_the_visible_content():
