@@ -2,21 +2,24 @@
 """Analysis (not a test): which lines the default set's re-reading stage should read again, scored offline.
 
   .venv/bin/python scripts/reread_trigger_analysis.py collect [--pages hard] [--data FILE]
-  .venv/bin/python scripts/reread_trigger_analysis.py score [--data FILE]
+  .venv/bin/python scripts/reread_trigger_analysis.py score [--grid] [--data FILE]
 
-`collect` reads every labelled page (and the two real scans) once with the default set and, at the re-reading
-stage, records for every line both readings: the first recogniser's (PP-OCRv6 tiny, as the stage finds it) and
-the larger one's (PP-OCRv6 small, every line read in batches by aspect like the stage does), the line's result
-box and word boxes for each, and the features a trigger may use (line score, word scores, per-character CTC
-confidences, crop size, characters, the page's other lines). The page then goes on with the default's own
-re-reading, and that result is kept too, so the offline scoring can be checked against the real pipeline.
+`collect` reads every labelled page (and the two real scans) once with the default set (under the old trigger,
+TODAY) and, at the re-reading stage, records for every line both readings: the first recogniser's (PP-OCRv6 tiny,
+as the stage finds it) and the larger one's (PP-OCRv6 small, every line read in batches by aspect like the stage
+does), the line's result box and word boxes for each, and what a trigger may look at: line score, word scores,
+the probability of each letter and digit (page.letters), the crop's size, the text. The page then goes on with
+the old trigger's re-reading, and that result is kept too, so the offline scoring can be checked against the
+real pipeline (it matches to a word: a line's reading depends a little on the other lines in its batch).
 
-`score` then scores any trigger (a function of a line's features and its page's) without running a model:
-each page's lines are put together from the two readings (a chosen line takes the larger recogniser's reading, by
-the stage's own rule for lines the first pass dropped) and scored like scripts/bench_models.py (words right,
-CER, WER; tests/py/ocr_metrics.py). Cost: the summed padded width of the re-read batches (cls.batches_by_aspect,
-rec.batch_width: batches of 6 by aspect, at least 320 px wide), which is what the larger recogniser's time is
-linear in; reported relative to today's trigger (line below 0.95 or a word below 0.85).
+`score` then scores any trigger (a function of a line's record and its page's features) without running a
+model: each page's lines are put together from the two readings (a chosen line takes the larger recogniser's
+reading, by the stage's own rule for lines the first pass dropped) and scored like scripts/bench_models.py
+(words right, CER, WER; tests/py/ocr_metrics.py). Cost: the summed padded width of the re-read batches
+(cls.batches_by_aspect, rec.batch_width: batches of 6 by aspect, at least 320 px wide), which is what the larger
+recogniser's time is linear in, and the area (each batch's width times its lines); both relative to the old
+trigger (line below 0.95 or a word below 0.85). --grid adds a grid of the new rule's thresholds and
+leave-one-page-out on the hard pages. Timing: collect about 2.5 min, score 1 min, score --grid 2 min.
 """
 from __future__ import annotations
 
@@ -178,6 +181,8 @@ def weakest_word(ln) -> float:
 
 
 def page_features(lines: list) -> dict:
+    """What a trigger may know of the page: its median line score and number of kept lines (none of the rules
+    tried that used them, e.g. a higher threshold on pages with many doubtful lines, did better)."""
     scores = [ln["tiny"]["score"] for ln in lines if ln["tiny"]["score"] >= TEXT_SCORE]
     return {"median": statistics.median(scores) if scores else 1.0, "n": len(scores)}
 
