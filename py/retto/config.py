@@ -56,6 +56,9 @@ class RecConfig:
                                     # (stages/reread.py); 0: off
     reread_word_below: float = 0.0  # ... and lines with a word scoring below this (0: words not looked at; only
                                     # with reread_below > 0, which switches the stage on)
+    reread_letter_below: float = 0.0        # ... and lines scoring below reread_letters_line_below with at least
+    reread_letters: int = 2                 # reread_letters letters or digits read with a probability below
+    reread_letters_line_below: float = 0.0  # reread_letter_below (0: off; the default set: 0.8, 2, 0.97)
     reread_min_width: int = 0       # batch width floor of the re-reading recogniser (0: min_width). Its cost is
                                     # linear in width, so short lines padded to 320 px cost it as much as long ones
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
@@ -116,6 +119,8 @@ class Config:
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")
         if self.cls.batch_size < 1 or self.rec.batch_size < 1:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
+        if self.rec.reread_letters < 1:
+            raise RettoError(INVALID_CONFIG, "rec.reread_letters must be at least 1")
         if self.rec.reread_min_width < 0:
             raise RettoError(INVALID_CONFIG, "rec.reread_min_width must be 0 (rec.min_width) or more")
         char_filter.validate(self.rec.allow, self.rec.block)

@@ -55,6 +55,8 @@ class Page:
     lines: Lines | None = None
     texts: list = field(default_factory=list)    # per line: (text, score)
     spans: list = field(default_factory=list)    # per line: [(word, u0, u1, score)] (words.py)
+    letters: list = field(default_factory=list)  # per line: the first recogniser's probability of each letter and
+                                                 # digit it read (stages/recognition.letter_scores)
     reread: list = field(default_factory=list)   # indexes of the lines the re-reading stage replaced
     order: list | None = None         # the kept lines' indexes in reading order (None: not decided yet)
     blocks: list = field(default_factory=list)   # [{"box": upright quad, "lines": [positions in order]}]

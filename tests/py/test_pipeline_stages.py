@@ -278,6 +278,46 @@ def test_rereading_batches_have_their_own_minimum_width(worker, monkeypatch):
     assert min(widths["rec"]) >= 320
 
 
+def test_the_doubtful_line_trigger_on_made_up_readings():
+    # Six lines as the first recogniser might leave them: (text, score), word spans, letter/digit probabilities.
+    # Expected by hand from the rules in stages/reread.py's docstring, for the default's thresholds (line < 0.95,
+    # or < 0.97 with at least 2 letters or digits below 0.8) and for the old ones (line < 0.95 or a word < 0.85).
+    from retto.config import RecConfig
+    from retto.stages.reread import doubtful
+    texts = [("Tine", 0.90), ("hedge six", 0.96), ("the index", 0.96), ("fiIl a super", 0.975),
+             ("“Well,”", 0.96), ("a table cell", 0.98)]
+    spans = [[("Tine", 0, 1, 0.90)], [("hedge", 0, .5, 0.93), ("six", .5, 1, 0.99)],
+             [("the", 0, .4, 0.99), ("index", .4, 1, 0.93)], [("fiIl", 0, .3, 0.9), ("a", .3, .4, .99),
+                                                              ("super", .4, 1, .99)],
+             [("“Well,”", 0, 1, 0.96)], [("a", 0, .1, 0.6), ("table", .1, .5, 1.0), ("cell", .5, 1, 1.0)]]
+    letters = [[0.9] * 4, [0.99, 0.7, 0.75, 0.99, 0.99, 0.99, 0.99, 0.99],   # two unsure letters at 0.96
+               [0.99, 0.99, 0.99, 0.7] + [0.99] * 4,                       # only one
+               [0.5, 0.5, 0.5] + [0.99] * 6,                               # three, but the line is at 0.975
+               [0.99] * 4,                                                 # unsure of its quote marks only
+               [0.6] + [0.99] * 9]                                         # one weak one-letter word
+    new = RecConfig(reread_below=0.95, reread_letter_below=0.8, reread_letters=2, reread_letters_line_below=0.97)
+    old = RecConfig(reread_below=0.95, reread_word_below=0.85)
+    assert doubtful(texts, spans, letters, new) == [0, 1]
+    assert doubtful(texts, spans, letters, old) == [0, 5]
+    one = RecConfig(reread_below=0.95, reread_letter_below=0.8, reread_letters=1, reread_letters_line_below=0.97)
+    assert doubtful(texts, spans, letters, one) == [0, 1, 2]
+
+
+def test_letter_scores_leave_out_spaces_and_punctuation():
+    from retto.stages.recognition import letter_scores
+    labels = ["", "a", "1", "“", "é", " ", "字"]
+    steps = [(1, 0, 0, 0.9), (5, 2, 3, 0.5), (3, 4, 4, 0.4), (2, 6, 6, 0.7), (4, 8, 9, 0.6), (6, 11, 11, 0.3)]
+    assert letter_scores(steps, labels) == [0.9, 0.7, 0.6, 0.3]
+
+
+def test_a_rereading_letter_count_below_one_is_a_config_error():
+    from retto.config import Config
+    from retto.errors import INVALID_CONFIG, RettoError
+    with pytest.raises(RettoError) as err:
+        Config.from_dict({"rec": {"reread_letters": 0}})
+    assert err.value.code == INVALID_CONFIG and "reread_letters" in str(err.value)
+
+
 def test_a_negative_rereading_width_is_a_config_error():
     from retto.config import Config
     from retto.errors import INVALID_CONFIG, RettoError

@@ -30,9 +30,9 @@ class FlipCheck:
         for batch in cls.batches_by_aspect(crops, self.p.config.rec.batch_size):
             if not any(angles[i] == 180 for i in batch):
                 continue
-            for i, (text, score, spans) in zip(batch, await read_crops(self.p, page, scratch, batch)):
+            for i, (text, score, spans, letters) in zip(batch, await read_crops(self.p, page, scratch, batch)):
                 if angles[i] == 180 and score > page.texts[i][1]:
                     angles[i] = 0
                     crops[i] = scratch[i]   # later stages (re-reading) see the line the way it now reads
-                    page.texts[i], page.spans[i] = (text, score), spans
+                    page.texts[i], page.spans[i], page.letters[i] = (text, score), spans, letters
         return page

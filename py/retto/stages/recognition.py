@@ -1,5 +1,6 @@
-"""Stage `rec`: CTC recognition of every line crop -> page.texts (text, score) and page.spans (its words along
-the crop, for word boxes)."""
+"""Stage `rec`: CTC recognition of every line crop -> page.texts (text, score), page.spans (its words along
+the crop, for word boxes) and page.letters (how sure the recogniser was of each letter and digit, the re-reading
+stage's evidence)."""
 from __future__ import annotations
 
 import dataclasses
@@ -17,6 +18,7 @@ class Recognition:
         crops = page.lines.crops
         page.texts = [("", 0.0)] * len(crops)
         page.spans = [[] for _ in crops]
+        page.letters = [[] for _ in crops]
         done = 0
         for idx in cls.batches_by_aspect(crops, self.p.config.rec.batch_size) if crops else []:
             await read_batch(self.p, page, crops, idx)
@@ -27,10 +29,17 @@ class Recognition:
         return page
 
 
+def letter_scores(steps: list, labels: list) -> list:
+    """The probability of each letter or digit (any script) a line's CTC steps kept, in reading order: spaces and
+    punctuation left out, since a recogniser is often unsure of a word break or a quote mark it still reads right
+    (stages/reread.py)."""
+    return [p for c, _t0, _t1, p in steps if labels[c].isalnum()]
+
+
 async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list:
-    """Recognise crops[idx] as one batch with the `role` recogniser: [(text, score, spans)] in idx order, spans
-    being the words along each crop (words.word_spans). Word breaks the recogniser dropped are restored from the
-    crop's ink where rec.word_gap is set (words.add_missing_spaces)."""
+    """Recognise crops[idx] as one batch with the `role` recogniser: [(text, score, spans, letters)] in idx order,
+    spans being the words along each crop (words.word_spans), letters its letter_scores. Word breaks the
+    recogniser dropped are restored from the crop's ink where rec.word_gap is set (words.add_missing_spaces)."""
     cfg = p.config.rec
     labels = p.labels if role == "rec" else p.extra_labels[role]
     if role == "reread" and cfg.reread_min_width:
@@ -46,15 +55,17 @@ async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list
             crop_px_per_step = (x.shape[3] / probs.shape[1]) * crops[i].shape[1] / width
             steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap)
             text = "".join(labels[c] for c, *_ in steps)
-        out.append((text, score, words.word_spans(steps, labels, probs.shape[1], x.shape[3], width)))
+        out.append((text, score, words.word_spans(steps, labels, probs.shape[1], x.shape[3], width),
+                    letter_scores(steps, labels)))
     return out
 
 
 async def read_batch(p, page, crops: list, idx: list) -> None:
-    """Recognise crops[idx] as one batch into page.texts and page.spans."""
-    for i, (text, score, spans) in zip(idx, await read_crops(p, page, crops, idx)):
+    """Recognise crops[idx] as one batch into page.texts, page.spans and page.letters."""
+    for i, (text, score, spans, letters) in zip(idx, await read_crops(p, page, crops, idx)):
         page.texts[i] = (text, score)
         page.spans[i] = spans
+        page.letters[i] = letters
 
 
 async def read_scores(p, page, crops: list) -> list:
