@@ -24,19 +24,25 @@ leave-one-page-out on the hard pages. Timing: collect about 2.5 min, score 1 min
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import json
 import statistics
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_models import load_pages, scan_bytes, score  # noqa: E402
+from retto import cls, rec  # noqa: E402
+from retto.config import Config, RecConfig  # noqa: E402
+from retto.stages.reread import RESURRECT, doubtful  # noqa: E402
 
 DATA = ROOT / "test-artefacts" / "reread_lines.json.gz"
-HEIGHT, MIN_WIDTH, BATCH = 48, 320, 6          # rec input height, batch width floor, batch size (RecConfig)
-RESURRECT, TEXT_SCORE = 0.9, 0.5                # stages/reread.py, GlobalConfig.text_score (checked at collect)
+REC = RecConfig()                               # batch size, height and width floor, as the stage uses them
+TEXT_SCORE = Config().global_.text_score         # checked at collect
 TODAY = {"rec": {"reread_below": 0.95, "reread_word_below": 0.85, "reread_letter_below": 0}}   # before this study
 
 
@@ -54,7 +60,6 @@ def _line_dict(page, i, text, score, spans):
 
 
 def collect(args) -> None:
-    from retto import cls
     from retto.ort_worker import OrtWorker
     from retto.stages import recognition, reread
 
@@ -116,14 +121,13 @@ def load(path: Path):
 
 
 def batches_cost(lines: list, chosen: list) -> tuple:
-    """Summed padded width of the re-read batches (cls.batches_by_aspect + rec.batch_width), and the same summed
-    as width x lines (a batch of 2 lines costs less than one of 6 of the same width)."""
-    ratios = [lines[i]["w"] / lines[i]["h"] for i in chosen]
-    order = sorted(range(len(ratios)), key=ratios.__getitem__)   # a stable argsort, as batches_by_aspect's
+    """Summed padded width of the re-read batches (cls.batches_by_aspect + rec.batch_width, on empty arrays of
+    the crops' shapes), and the same summed as width x lines (a batch of 2 lines costs less than one of 6 of the
+    same width)."""
+    shapes = [np.empty((lines[i]["h"], lines[i]["w"], 0), np.uint8) for i in chosen]
     width = area = 0
-    for b in range(0, len(order), BATCH):
-        batch = order[b:b + BATCH]
-        w = int(HEIGHT * max([MIN_WIDTH / HEIGHT] + [ratios[n] for n in batch]))
+    for batch in cls.batches_by_aspect(shapes, REC.batch_size) if shapes else []:
+        w = rec.batch_width(shapes, batch, REC)
         width, area = width + w, area + w * len(batch)
     return width, area
 
@@ -175,11 +179,6 @@ class Scorer:
 
 # ------------------------------------------------------------------------------------------------- triggers
 
-def weakest_word(ln) -> float:
-    t = ln["tiny"]
-    return min((w["score"] for w in t["words"]), default=t["score"])
-
-
 def page_features(lines: list) -> dict:
     """What a trigger may know of the page: its median line score and number of kept lines (none of the rules
     tried that used them, e.g. a higher threshold on pages with many doubtful lines, did better)."""
@@ -187,17 +186,27 @@ def page_features(lines: list) -> dict:
     return {"median": statistics.median(scores) if scores else 1.0, "n": len(scores)}
 
 
+def trigger(**rec_cfg):
+    """A line's doubtfulness by the stage's own rule (stages/reread.py doubtful) under these RecConfig values."""
+    cfg = dataclasses.replace(REC, **rec_cfg)
+
+    def doubtful_line(ln, pf):
+        t = ln["tiny"]
+        spans = [(w["text"], 0.0, 1.0, w["score"]) for w in t["words"]]
+        return bool(doubtful([(t["text"], t["score"])], [spans], [ln["tiny_letters"]], cfg))
+    return doubtful_line
+
+
 def today(below=0.95, word_below=0.85):
     """The trigger before this study: line below 0.95 or a word below 0.85."""
-    return lambda ln, pf: ln["tiny"]["score"] < below or weakest_word(ln) < word_below
+    return trigger(reread_below=below, reread_word_below=word_below)
 
 
 def letters(below=0.95, line_below=0.97, letter_below=0.8, count=2, word_below=0.0):
     """The new trigger (stages/reread.py): line below 0.95, or below 0.97 with at least 2 letters or digits read
     with a probability below 0.8."""
-    return lambda ln, pf: (ln["tiny"]["score"] < below or weakest_word(ln) < word_below
-                           or (ln["tiny"]["score"] < line_below
-                               and sum(p < letter_below for p in ln["tiny_letters"]) >= count))
+    return trigger(reread_below=below, reread_word_below=word_below, reread_letters_line_below=line_below,
+                   reread_letter_below=letter_below, reread_letters=count)
 
 
 def oracle(ln, pf):

@@ -159,12 +159,6 @@ def blank_runs(flags: np.ndarray) -> tuple:
     return edges[::2], edges[1::2]
 
 
-def longest_run(flags: np.ndarray) -> int:
-    """Length of the longest run of True in a 1-D boolean array."""
-    starts, ends = blank_runs(flags)
-    return max((b - a for a, b in zip(starts, ends)), default=0)
-
-
 def longest_run_within(runs: tuple, x0: int, x1: int) -> int:
     """Length of the longest part of the runs (blank_runs) inside [x0, x1)."""
     starts, ends = runs

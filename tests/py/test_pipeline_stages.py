@@ -212,12 +212,11 @@ def test_the_longest_blank_run_inside_a_span_is_clipped_to_it():
     flags = np.array([0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1], bool)   # runs [1, 4), [6, 11), [12, 13)
     runs = words.blank_runs(flags)
     assert runs == ([1, 6, 12], [4, 11, 13])
-    assert words.longest_run(flags) == 5
     assert words.longest_run_within(runs, 0, 13) == 5
     assert words.longest_run_within(runs, 0, 8) == 3      # [6, 8) is only 2 of the long run
     assert words.longest_run_within(runs, 8, 13) == 3     # [8, 11)
     assert words.longest_run_within(runs, 4, 6) == 0
-    assert words.longest_run(np.zeros(5, bool)) == 0
+    assert words.blank_runs(np.zeros(5, bool)) == ([], [])
 
 
 # --------------------------------------------------------------------------------------------- transparency
