@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import { loadavg } from 'node:os';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, args, opt } from './bench_args.mjs';
+import { ROOT, args, opt, CHROMIUM_ARGS, median } from './bench_args.mjs';
 
 const builds = (args[0] && !args[0].startsWith('--') ? args[0] : join(ROOT, 'dist')).split(',');
 const rounds = Math.max(1, Number(opt('--rounds', 3)));
@@ -19,9 +19,6 @@ const rounds = Math.max(1, Number(opt('--rounds', 3)));
 const pageFile = opt('--page', null);
 const pageUrl = pageFile ? `/__bench__/${basename(pageFile)}` : null; // served beside the build, fetched by the page
 const WARM = 2;
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 const mounts = pageFile ? { '/__bench__/': dirname(pageFile) } : {};
 const servers = await Promise.all(builds.map((b) => startServer({ dir: b.split('#')[0], mounts })));

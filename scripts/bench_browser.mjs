@@ -16,7 +16,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, args, opt } from './bench_args.mjs';
+import { ROOT, args, opt, CHROMIUM_ARGS, median } from './bench_args.mjs';
 
 if (opt('--vs')) { // --vs tesseract: against tesseract.js (scripts/bench_vs_tesseract.mjs, its own options)
   if (opt('--vs') !== 'tesseract') throw new Error(`--vs ${opt('--vs')}: only tesseract is known`);
@@ -27,10 +27,7 @@ if (opt('--vs')) { // --vs tesseract: against tesseract.js (scripts/bench_vs_tes
 const ROUNDS = Math.max(3, Number(opt('--rounds', 3)));
 const IMAGES = opt('--images', 'typewriter,linn,baiona').split(',');
 const N = cpus().length;
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
 
 // Native: the same Session over onnxruntime CPU, bytes in (as the browser gets them), warm.

@@ -8,16 +8,12 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, opt } from './bench_args.mjs';
+import { ROOT, opt, CHROMIUM_ARGS, median, PAGES_DIR } from './bench_args.mjs';
 
 const ROUNDS = Math.max(1, Number(opt('--rounds', 1)));
 const OUT = opt('--out', 'bench-browser.json');
-const PAGES_DIR = join(ROOT, 'tests', 'testset', 'pages');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'dist', 'assets', 'manifest.json'), 'utf8'));
 const SETS = opt('--sets', Object.keys(manifest.model_sets).join(',')).split(',');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 // The labelled pages plus the pinned typewriter scan (as bench_models.py scores them).
 const pages = readdirSync(PAGES_DIR).filter((f) => f.endsWith('.gt.json'))

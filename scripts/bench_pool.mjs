@@ -12,14 +12,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, opt } from './bench_args.mjs';
+import { ROOT, opt, CHROMIUM_ARGS, median } from './bench_args.mjs';
 
 const profiles = opt('--profiles', '0;0,1').split(';'); // CPU lists for taskset
 const sizes = opt('--workers', '1,2').split(',').map(Number);
 const rounds = Math.max(1, Number(opt('--rounds', 2)));
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 const tmp = mkdtempSync(join(tmpdir(), 'retto-bench-pool-'));
 execFileSync(join(ROOT, '.venv', 'bin', 'python'), [join(ROOT, 'tests', 'e2e', 'make_small_inputs.py'), tmp, '--bench']);

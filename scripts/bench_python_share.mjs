@@ -14,18 +14,13 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, opt, pagesOpt } from './bench_args.mjs';
+import { ROOT, opt, pagesOpt, CHROMIUM_ARGS, median, PAGES_DIR, pageUrl } from './bench_args.mjs';
 
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
 const PAGES = pagesOpt();
 const DISTS = opt('--dist', join(ROOT, 'dist')).split(',');
 const TOP = Number(opt('--top', 25));
 const THREADS = opt('--threads', undefined) && Number(opt('--threads'));
-const PAGES_DIR = join(ROOT, 'tests', 'testset', 'pages');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-const pageUrl = (p) => `/__pages__/${JSON.parse(readFileSync(join(PAGES_DIR, `${p}.gt.json`), 'utf8')).image}`;
 
 const START = 'import cProfile\n_bench_prof = cProfile.Profile()\n_bench_prof.enable()';
 // Own time per function (file:line name), and the profile's total own time, in ms.

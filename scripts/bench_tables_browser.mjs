@@ -10,12 +10,11 @@
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, opt } from './bench_args.mjs';
+import { ROOT, opt, median } from './bench_args.mjs';
 
 const ROUNDS = Number(opt('--rounds', 3));
 const THREADS = Number(opt('--threads', 2));
 const PAGES = opt('--pages', 'region_report,bank_statement').split(',');
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 const server = await startServer({ dir: join(ROOT, 'dist'), mounts: { '/__tables__/': join(ROOT, 'tests', 'testset', 'tables') } });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,

@@ -23,19 +23,16 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from './serve_static.mjs';
-import { ROOT, opt, flag, pagesOpt } from './bench_args.mjs';
+import { ROOT, opt, flag, pagesOpt, CHROMIUM_ARGS, median } from './bench_args.mjs';
 
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
 const WARM = 2; // warm reloads per round
 const PAGES = pagesOpt();
 const DIST = opt('--dist', join(ROOT, 'dist'));
 const PAGE_DIR = join(ROOT, 'tests', 'testset', 'pages');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NM = join(ROOT, 'node_modules');
 const TESS_LANG = '4.0.0_best_int'; // what tesseract.js loads by default for its default (LSTM-only) engine
 
-const median = (xs) => { const s = xs.filter((x) => x != null).sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const pageFile = (p) => JSON.parse(readFileSync(join(PAGE_DIR, `${p}.gt.json`), 'utf8')).image;
 
 // A blank page of our origin for tesseract.js (no inline script: the server's CSP applies to it too).
