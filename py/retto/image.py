@@ -215,8 +215,10 @@ def _from_pil(img: Image.Image, max_pixels: int, max_side: int = 0,
         raise RettoError(INVALID_IMAGE, f"the image has no pixels ({w}x{h})")
     sixteen_bit = _is_16_bit(img)   # the tile info that says so is gone after load()
     long_side = max(w, h)
-    if (owned and max_side and img.format in ("JPEG", "MPO") and long_side >= 2 * max_side
-            and long_side <= max_ratio * min(w, h)):
+    # The pipeline shrinks every page but a strip to max_side before detection and crops its lines from the shrunk
+    # page, so a page at least twice that may be decoded smaller (never below max_side) at no cost to the reading.
+    shrinkable = bool(max_side) and long_side >= 2 * max_side and long_side <= max_ratio * min(w, h)
+    if owned and shrinkable and img.format in ("JPEG", "MPO"):
         # libjpeg picks the largest power-of-two reduction that keeps at least the requested size.
         img.draft(None, (-(-w * max_side // long_side), -(-h * max_side // long_side)))
     try:
@@ -234,7 +236,10 @@ def _from_pil(img: Image.Image, max_pixels: int, max_side: int = 0,
         if "truncated" in reason.lower() or isinstance(exc, (EOFError, SyntaxError)):
             raise RettoError(INVALID_IMAGE, f"the image data is truncated or corrupt ({reason})") from exc
         raise RettoError(INVALID_IMAGE, f"the image could not be decoded ({reason})") from exc
-    pixels = _to_rgb(img, sixteen_bit)
+    factor = _reduction(max(img.size), max_side) if shrinkable and img.mode in HIGH_DEPTH_GREY else 1
+    pixels = _to_rgb(img, sixteen_bit, factor)
+    if factor > 1:   # reduced after any EXIF turn: the full size is the upright image's
+        return pixels, img.size
     if img.size != decoded:   # EXIF turned it a quarter
         scale_x, scale_y = scale_y, scale_x
     full = (round(pixels.shape[1] * scale_x), round(pixels.shape[0] * scale_y))
@@ -244,19 +249,41 @@ def _from_pil(img: Image.Image, max_pixels: int, max_side: int = 0,
 GRAY_BAND_PIXELS = 1 << 20   # high-bit-depth gray is scaled to 8 bits this many pixels at a time (8 MB as float64)
 
 
-def _to_rgb(img: Image.Image, sixteen_bit: bool = False) -> np.ndarray:
+HIGH_DEPTH_GREY = ("I;16", "I;16B", "I;16L", "I", "F")
+
+
+def _reduction(long_side: int, max_side: int) -> int:
+    """The largest of 2, 4, 8 that keeps the long side at least max_side (1: none), as libjpeg's scaled decode."""
+    factor = 1
+    while factor < 8 and long_side // (factor * 2) >= max_side:
+        factor *= 2
+    return factor
+
+
+def _to_rgb(img: Image.Image, sixteen_bit: bool = False, factor: int = 1) -> np.ndarray:
+    """RGB uint8 pixels; high-bit-depth grey is also reduced `factor` times (the mean of each factor x factor
+    block, a partial block at the edge over the pixels it has) while it is converted."""
     mode = img.mode
-    if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+    if mode in HIGH_DEPTH_GREY:
         # High bit depth gray: scale to 8 bits (Pillow's convert('L') would clip everything above 255 to white).
         # In bands of rows: as one float64 array a 100 MP image took 0.8 GB per working copy (2.8 GB in all).
-        # Each band is written straight into the RGB result (no whole grey copy either).
+        # Each band is written straight into the (reduced) RGB result: no whole grey copy, and a 100 MP page
+        # never exists as a 300 MB RGB array when the pipeline only needs a quarter of its side.
         top = 65535.0 if sixteen_bit or (img.getextrema()[1] or 0) > 255 else 255.0
         w, h = img.size
-        rgb = np.empty((h, w, 3), dtype=np.uint8)
-        rows = max(1, GRAY_BAND_PIXELS // w)
+        rgb = np.empty((-(-h // factor), -(-w // factor), 3), dtype=np.uint8)
+        rows = max(1, GRAY_BAND_PIXELS // w // factor) * factor   # whole blocks per band
+        starts = np.arange(0, w, factor)
+        widths = np.minimum(starts + factor, w) - starts
         for y in range(0, h, rows):
             band = np.asarray(img.crop((0, y, w, min(h, y + rows))), dtype=np.float64)
-            rgb[y:y + band.shape[0]] = np.clip(np.round(band * (255.0 / top)), 0, 255).astype(np.uint8)[:, :, None]
+            if factor > 1:
+                tall = np.add.reduceat(band, np.arange(0, band.shape[0], factor), axis=0)
+                heights = np.minimum(np.arange(0, band.shape[0], factor) + factor, band.shape[0]) \
+                    - np.arange(0, band.shape[0], factor)
+                band = np.add.reduceat(tall, starts, axis=1) / np.outer(heights, widths)
+            out = np.clip(np.round(band * (255.0 / top)), 0, 255).astype(np.uint8)
+            rgb[y // factor:y // factor + out.shape[0]] = out[:, :, None]
         return rgb
     if mode == "P" and "transparency" in img.info:
         img = img.convert("RGBA")

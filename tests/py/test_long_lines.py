@@ -71,3 +71,42 @@ def test_sixteen_bit_grey_in_bands_equals_the_whole_image_formula(monkeypatch):
     assert got.shape == (301, 5000, 3)
     np.testing.assert_array_equal(got[:, :, 0], expected)
     np.testing.assert_array_equal(got[:, :, 2], expected)
+
+
+def test_sixteen_bit_grey_reduced_while_converted_is_the_mean_of_each_block(monkeypatch):
+    monkeypatch.setattr(retto_image, "GRAY_BAND_PIXELS", 20_000)   # many bands; 301 x 5003: partial edge blocks
+    rng = np.random.default_rng(2)
+    arr = rng.integers(0, 65536, (301, 5003), dtype=np.uint16)
+    # Independent of the banding: pad to whole 4 x 4 blocks, sum each, divide by the real pixels it holds.
+    pad = np.zeros((304, 5004)); pad[:301, :5003] = arr
+    counts = np.zeros((304, 5004)); counts[:301, :5003] = 1
+    sums = pad.reshape(76, 4, 1251, 4).sum(axis=(1, 3))
+    n = counts.reshape(76, 4, 1251, 4).sum(axis=(1, 3))
+    expected = np.clip(np.round(sums / n * (255.0 / 65535.0)), 0, 255).astype(np.uint8)
+    got = retto_image._to_rgb(Image.fromarray(arr), sixteen_bit=True, factor=4)
+    assert got.shape == (76, 1251, 3)
+    np.testing.assert_array_equal(got[:, :, 1], expected)
+
+
+def test_a_large_sixteen_bit_scan_is_decoded_smaller_and_reads_at_full_size(session):
+    """A 16-bit grey page at least twice global.max_side_len is reduced while converted (never below that
+    length, like a large JPEG's scaled decode); the result keeps the full size and boxes."""
+    import io
+    lines = ["Sixteen bit scans of archive pages", "are read from a reduced copy", "with boxes at full size"]
+    font = ImageFont.truetype(DEJAVU, 120)
+    im = Image.new("L", (4400, 900), 235)
+    draw = ImageDraw.Draw(im)
+    for i, line in enumerate(lines):
+        draw.text((150, 120 + 230 * i), line, font=font, fill=25)
+    buf = io.BytesIO()
+    Image.fromarray(np.asarray(im).astype(np.uint16) * 257).save(buf, format="PNG")   # 16-bit grey samples
+    max_side = session.config.global_.max_side_len
+    pixels, _notes, full = retto_image.decode_scaled(buf.getvalue(), max_side=max_side)
+    assert full == (4400, 900) and pixels.shape[1] < 4400 and pixels.shape[1] >= max_side
+    result = session.run(buf.getvalue()).to_dict()
+    assert (result["image"]["width"], result["image"]["height"]) == (4400, 900)
+    got = [l["text"] for l in result["lines"]]
+    assert len(got) == 3 and cer(" ".join(got), " ".join(lines)) < 0.02, got
+    for i, l in enumerate(result["lines"]):   # boxes on the written lines, in full-size pixels
+        ys = [p[1] for p in l["box"]]
+        assert 120 + 230 * i - 30 < min(ys) and max(ys) < 120 + 230 * i + 170
