@@ -4,10 +4,10 @@ the cells of each table from its table model, and the reading order rebuilt arou
 - Each kept line belongs to the region holding most of its box (at least half); a table, a header or a footer
   wins over a text region that overlaps it.
 - Reading order: the header's lines first, the footer's last; a table is one unit, read row by row, placed
-  where layout.py's XY-cut puts one box over its area among the body's lines; so is a figure holding lines (a
-  chart's labels). A caption is read right after the figure or table it belongs to (before it when it lies
-  above), whatever column the XY-cut puts it in. Each block
-  says its type (the region type of most of its lines, else "text").
+  where layout.py's XY-cut puts one box over its area among the body's lines; so is a figure with a caption
+  (its lines: a chart's labels). A caption is read right after the figure or table it belongs to (before it
+  when it lies above), whatever column the XY-cut puts it in. Each block says its type (the region type of most
+  of its lines, else "text").
 - A table's cells hold the recognised words whose centre falls in them (tables.fill), so a line the detector
   ran across two cells is split between them.
 Boxes stay in upright-image pixels here; page.result maps them to the image as given.
@@ -173,7 +173,9 @@ class Regions:
         # line by line, a paragraph beside the chart would be read between its upper and lower labels. (Not every
         # figure: the layout model calls whole blocks of a scanned page "figure"; read as one box, the labelled
         # binarised scan went from 1.3 % to 29 % reading-order CER.)
-        anchors = _anchors(page, found, owner, found_tables)
+        in_body = {owner[i] for i in body if i in owner}
+        anchors = {k: (a, before) for k, (a, before) in _anchors(page, found, owner, found_tables).items()
+                   if found[a][0] == "table" or a in in_body}   # (a figure whose lines all went elsewhere: none)
         figures = sorted({a for a, _before in anchors.values() if found[a][0] == "figure"})
         figure_lines = {}
         for a in figures:
