@@ -207,11 +207,12 @@ PARAGRAPH_3 = ("Returns fell for the third year running. The service desk answer
                "they came in, and the share of orders delivered late was the lowest we have recorded.")
 
 
-def render_columns_page(name: str, table: str, title: str, header: str, footer: str, caption: str) -> None:
+def render_columns_page(name: str, table: str, title: str, header: str, footer: str, caption: str,
+                        table_caption: str) -> None:
     """Header, title, a bar chart with its labels and its caption under it (left column) and a paragraph beside
     the chart (right column); under them a paragraph in each column; a table centred across both columns; a
-    footer. Read as its GT "order" says: the chart and its caption, the paragraph beside them, then the two
-    lower paragraphs left to right. (Cut into columns or bands line by line, the chart's upper labels, the
+    footer; the table's caption above it. Read as its GT "order" says: the chart and its caption, the paragraph
+    beside them, then the two lower paragraphs left to right, the table's caption and the table. (Cut into columns or bands line by line, the chart's upper labels, the
     paragraph beside them, its lower labels and then the caption come apart.)"""
     W, H, m, gutter = 1100, 1500, 80, 50
     col = (W - 2 * m - gutter) // 2
@@ -252,16 +253,20 @@ def render_columns_page(name: str, table: str, title: str, header: str, footer: 
     end_left = text_block(left, y, wrap(d, PARAGRAPH, body, col), body, "text")
     end_right = text_block(right, y, wrap(d, PARAGRAPH_3, body, col), body, "text")
     tw = draw_table(ImageDraw.Draw(Image.new("RGB", (10, 10))), TABLES[table], 0, 0, size=20)[3][2]
-    cells, rows, cols, tbox = draw_table(d, TABLES[table], (W - tw) // 2, max(end_left, end_right) + 50, size=20)
+    # The table's caption above it, centred like the table.
+    y = max(end_left, end_right) + 80
+    text_block(int((W - d.textlength(table_caption, font=cap)) / 2), y - 32, [table_caption], cap, "table_caption")
+    cells, rows, cols, tbox = draw_table(d, TABLES[table], (W - tw) // 2, y, size=20)
     regions.append({"type": "table", "box": tbox})
     fw = d.textlength(footer, font=font("sans", 18))
     text_block(int((W - fw) / 2), H - 70, [footer], font("sans", 18), "footer")
     img.save(OUT / f"{name}.png")
     kinds = [r["type"] for r in regions]
     # Reading order: header, title, chart, its caption, the paragraph beside them, the lower left and right
-    # paragraphs, table, footer (the regions were listed in that order).
-    order = [0, 1, 2, 3, 4, 5, 6, 7, 8]
-    assert kinds == ["header", "title", "figure", "figure_caption", "text", "text", "text", "table", "footer"], kinds
+    # paragraphs, the table's caption, table, footer (the regions were listed in that order).
+    order = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert kinds == ["header", "title", "figure", "figure_caption", "text", "text", "text", "table_caption", "table",
+                     "footer"], kinds
     gt = {"kind": "page", "regions": regions, "order": order,
           "table": {"rows": rows, "cols": cols, "box": tbox, "cells": cells, "copy": copy_text(cells, rows, cols)}}
     (OUT / f"{name}.gt.json").write_text(json.dumps(gt, indent=1), encoding="utf-8")
@@ -279,7 +284,8 @@ REGION_PAGES = {
 COLUMN_PAGES = {
     "region_columns": dict(table="spanning_sales", title="Regional Sales Review",
                            header="Northwind Traders - annual review", footer="Page 2 of 8",
-                           caption="Figure 1: Units sold per region in 2026, in thousands. The West region sold the most."),
+                           caption="Figure 1: Units sold per region in 2026, in thousands. The West region sold the most.",
+                           table_caption="Table 1: Units sold per half-year, in thousands"),
 }
 
 

@@ -160,13 +160,14 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   const violations = await page.evaluate(async () => (await window.axe.run(document.getElementById('results'))).violations);
   expect(violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`))).toEqual([]);
 
-  // A whole page: header, title, chart and caption, two columns, a spanning table, footer; read like native.
+  // A whole page: header, title, chart and caption, two columns, a captioned spanning table, footer; read like
+  // native.
   await page.locator('#clear-queue').click();
   await page.locator('#pick-files').setInputFiles(join(TABLES, PAGE_IMAGE));
   await expect(page.locator('#queue .job', { hasText: PAGE_IMAGE })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
   const whole = JSON.parse(await readFile((await download(page.locator('#download-json'))).path, 'utf8'));
   expect(nativePage.regions.map((r) => r.type)).toEqual(expect.arrayContaining(['header', 'title', 'figure',
-    'figure_caption', 'text', 'table', 'footer']));
+    'figure_caption', 'text', 'table_caption', 'table', 'footer']));
   expect(nativePage.tables.length, 'native found the table').toBe(1);
   expectLikeNative(PAGE_IMAGE, whole, nativePage);
 

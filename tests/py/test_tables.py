@@ -37,7 +37,7 @@ import make_tables  # noqa: E402
 
 TABLES = list(make_tables.TABLES)
 PAGES = list(make_tables.REGION_PAGES) + list(make_tables.COLUMN_PAGES)
-SCORED_REGIONS = ("header", "title", "text", "figure", "figure_caption", "table", "footer")
+SCORED_REGIONS = ("header", "title", "text", "figure", "figure_caption", "table_caption", "table", "footer")
 
 
 @pytest.fixture(scope="session")
@@ -164,32 +164,37 @@ def test_region_pages_find_their_regions_and_read_header_first_footer_last(table
 
 
 def test_hocr_of_region_pages_says_header_footer_caption_and_table(table_runs):
-    """Each region page's hOCR (parsed by an HTML parser) has one ocr_header holding the ground truth's header
-    text, one ocr_footer with the footer text, one ocr_caption with the caption and one ocr_table, in the ground
-    truth's regions."""
+    """Each region page's hOCR (parsed by an HTML parser): for every header, footer and caption the generator
+    drew, one ocr_header / ocr_footer / ocr_caption inside the drawn box holding exactly the drawn text (and no
+    other element of those classes); one ocr_table, an HTML table."""
     from lxml import html
     from retto import export
-    texts = {"header": "ocr_header", "footer": "ocr_footer", "figure_caption": "ocr_caption"}
+    classes = {"header": "ocr_header", "footer": "ocr_footer", "figure_caption": "ocr_caption",
+               "table_caption": "ocr_caption"}
+    texts = {"header": "header", "footer": "footer", "figure_caption": "caption", "table_caption": "table_caption"}
     for name in PAGES:
         result, gt, page, _text = table_runs[name]
+        spec = {**make_tables.REGION_PAGES, **make_tables.COLUMN_PAGES}[name]
         root = html.fromstring(export.render({**result, "path": f"{name}.png"}, "hocr").encode("utf-8"))
-        for kind, cls in texts.items():
-            got = root.find_class(cls)
-            assert len(got) == 1, (name, cls, len(got))
-            x0, y0, x1, y1 = map(int, got[0].get("title").split("bbox ")[1].split()[:4])
-            gx0, gy0, gx1, gy1 = next(r["box"] for r in page["regions"] if r["type"] == kind)
-            assert gx0 - 8 <= x0 and gy0 - 8 <= y0 and x1 <= gx1 + 8 and y1 <= gy1 + 8, (name, kind, (x0, y0, x1, y1))
-            words = " ".join(w.text_content() for w in got[0].find_class("ocrx_word"))
-            drawn = {**make_tables.REGION_PAGES, **make_tables.COLUMN_PAGES}[name][kind.replace("figure_", "")]
-            assert normalise_ws(words) == normalise_ws(drawn), (name, kind, words)
+        drawn = [r for r in page["regions"] if r["type"] in classes]
+        for cls in set(classes.values()):
+            assert len(root.find_class(cls)) == sum(classes[r["type"]] == cls for r in drawn), (name, cls)
+        for want in drawn:
+            gx0, gy0, gx1, gy1 = want["box"]
+            inside = []
+            for el in root.find_class(classes[want["type"]]):
+                x0, y0, x1, y1 = map(int, el.get("title").split("bbox ")[1].split()[:4])
+                if gx0 - 8 <= x0 and gy0 - 8 <= y0 and x1 <= gx1 + 8 and y1 <= gy1 + 8:
+                    inside.append(normalise_ws(" ".join(w.text_content() for w in el.find_class("ocrx_word"))))
+            assert inside == [normalise_ws(spec[texts[want["type"]]])], (name, want["type"], inside)
         assert [t.tag for t in root.find_class("ocr_table")] == ["table"], name
 
 
 def test_a_chart_and_its_caption_are_read_together_in_two_columns(table_runs):
     """region_columns: a labelled chart in the left column with its caption under it and a paragraph beside it
-    (right column), then a paragraph in each column and a table across both. The lines read in the ground
-    truth's region order (header, title, chart, caption, the paragraph beside them, the lower left and right
-    paragraphs, table, footer). The premise: a plain XY-cut of the same lines (layout.analyse, line by line, as
+    (right column), then a paragraph in each column and a captioned table across both. The lines read in the
+    ground truth's region order (header, title, chart, caption, the paragraph beside them, the lower left and
+    right paragraphs, the table's caption, table, footer). The premise: a plain XY-cut of the same lines (layout.analyse, line by line, as
     before figures and captions were kept together) reads the paragraph beside the chart between its labels
     and its caption."""
     from retto import layout
