@@ -36,8 +36,9 @@ MAYBE_TABLE_LINES = 4
 # tried as a table (the labelled dark_ui screenshot: figure 0.96 over the whole image, and its menus, side bar
 # and settings list made one bogus grid).
 EDGE_SLACK = 0.005
-# A caption belongs to the nearest figure or table beside it or above/below it (overlapping it across that gap)
-# when the gap is at most this many caption line heights; its own kind (figure_caption -> figure) first.
+# A caption belongs to the nearest figure or table above or below it (overlapping it horizontally) when the gap
+# is at most this many caption line heights; its own kind (figure_caption -> figure) first. (Not beside it: the
+# layout model called every caption we set beside a chart "text".)
 CAPTIONS = {"figure_caption": "figure", "table_caption": "table"}
 CAPTION_GAP = 4.0
 
@@ -262,8 +263,8 @@ class Regions:
 
 def _anchors(page, found: list, owner: dict, found_tables: list) -> dict:
     """caption region -> (the figure or table region it belongs to, whether the caption is read before it): the
-    nearest figure holding lines, or table, above, below or beside the caption (overlapping it across the gap)
-    within CAPTION_GAP caption line heights; one of the caption's own kind first. Captions without one: none."""
+    nearest figure holding lines, or table, above or below the caption (overlapping it horizontally) within
+    CAPTION_GAP caption line heights; one of the caption's own kind first. Captions without one: none."""
     lines_of = {}
     for i, k in owner.items():
         lines_of.setdefault(k, []).append(i)
@@ -277,19 +278,14 @@ def _anchors(page, found: list, owner: dict, found_tables: list) -> dict:
         for a, (other, _s, r) in enumerate(found):
             if not (other == "table" and a in tabled or other == "figure" and a in lines_of):
                 continue
-            across_x = min(c[2], r[2]) - max(c[0], r[0])
-            across_y = min(c[3], r[3]) - max(c[1], r[1])
-            if across_x > 0:          # above or below
-                gap = max(r[1] - c[3], c[1] - r[3])
-            elif across_y >= 0.5 * (c[3] - c[1]):   # beside
-                gap = max(r[0] - c[2], c[0] - r[2])
-            else:
+            if min(c[2], r[2]) <= max(c[0], r[0]):   # not above or below it
                 continue
+            gap = max(r[1] - c[3], c[1] - r[3])
             if gap > CAPTION_GAP * h:
                 continue
             key = (other != CAPTIONS[name], max(gap, 0.0))
             if best is None or key < best[0]:
-                best = (key, a, across_x > 0 and (c[1] + c[3]) / 2 < r[1])
+                best = (key, a, (c[1] + c[3]) / 2 < r[1])
         if best is not None:
             out[k] = best[1:]
     return out
