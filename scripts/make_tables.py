@@ -6,7 +6,9 @@ column, spans and text known: ruled, borderless, a spanning two-row header, numb
 and an invoice's line items. The GT's "copy" is the table read row by row, every cell (empty ones too)
 separated by tabs.
 Region pages (region_*.png + .gt.json): a page with a running header, a title, paragraphs, a figure with its
-caption, a table and a footer; the GT lists each region's type and box (x0, y0, x1, y1).
+caption, a table and a footer; the GT lists each region's type and box (x0, y0, x1, y1). region_columns sets a
+labelled chart with its caption under it and a paragraph beside it, over two text columns: its GT also gives the
+reading order of its regions ("order": indexes into "regions"), the caption right after the chart.
 Fonts come only from Debian packages (fonts-liberation, fonts-dejavu-core). A stamp (sha256 of this script and
 the Pillow version) skips rendering when nothing changed. Usage: make_tables.py [--force]
 """
@@ -198,6 +200,78 @@ def render_region_page(name: str, table: str, title: str, header: str, footer: s
     (OUT / f"{name}.gt.json").write_text(json.dumps(gt, indent=1), encoding="utf-8")
 
 
+PARAGRAPH_2 = ("Stock levels rose in every warehouse during the second half of the year. "
+               "We expect the new distribution centre to shorten delivery times for customers in the east, "
+               "and the regional teams will report on its first months in the next review.")
+PARAGRAPH_3 = ("Returns fell for the third year running. The service desk answered most questions on the day "
+               "they came in, and the share of orders delivered late was the lowest we have recorded.")
+
+
+def render_columns_page(name: str, table: str, title: str, header: str, footer: str, caption: str,
+                        table_caption: str) -> None:
+    """Header, title, a bar chart with its labels and its caption under it (left column) and a paragraph beside
+    the chart (right column); under them a paragraph in each column; a table centred across both columns; a
+    footer; the table's caption above it. Read as its GT "order" says: the chart and its caption, the paragraph
+    beside them, then the two lower paragraphs left to right, the table's caption and the table. (Cut into columns or bands line by line, the chart's upper labels, the
+    paragraph beside them, its lower labels and then the caption come apart.)"""
+    W, H, m, gutter = 1100, 1500, 80, 50
+    col = (W - 2 * m - gutter) // 2
+    left, right = m, m + col + gutter
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    regions = []
+
+    def text_block(x, y, lines, fnt, kind, gap=1.45):
+        top, widest = y, x
+        for line in lines:
+            d.text((x, y), line, font=fnt, fill=(15, 15, 15))
+            widest = max(widest, x + d.textlength(line, font=fnt))
+            y += int(fnt.size * gap)
+        regions.append({"type": kind, "box": [x, top, int(widest), y - int(fnt.size * (gap - 1))]})
+        return y
+
+    text_block(m, 40, [header], font("sans", 18), "header")
+    y = text_block(m, 120, [title], font("sans_bold", 40), "title") + 40
+    # The chart: bars with their value above and their region's name below, all inside the figure's box.
+    fx0, fy0, fx1, fy1 = left, y, left + col, y + 330
+    d.rectangle([fx0, fy0, fx1, fy1], outline=(40, 40, 40), width=3)
+    small = font("sans", 18)
+    base = fy1 - 50
+    d.line([fx0 + 20, base, fx1 - 20, base], fill=(0, 0, 0), width=2)
+    for k, (label, value) in enumerate((("North", 142), ("South", 110), ("East", 90), ("West", 176))):
+        bx = fx0 + 40 + k * 100
+        d.rectangle([bx, base - value, bx + 60, base], fill=(60 + 40 * k, 120, 190 - 30 * k))
+        d.text((bx + 30 - d.textlength(str(value), font=small) / 2, base - value - 26), str(value), font=small,
+               fill=(20, 20, 20))
+        d.text((bx + 30 - d.textlength(label, font=small) / 2, base + 12), label, font=small, fill=(20, 20, 20))
+    regions.append({"type": "figure", "box": [fx0, fy0, fx1, fy1]})
+    cap = font("serif", 20)
+    y = text_block(left, fy1 + 30, wrap(d, caption, cap, col), cap, "figure_caption")
+    body = font("serif", 22)
+    # Beside the chart a paragraph (right column); under both, after a wider gap, a paragraph in each column.
+    y = max(y, text_block(right, fy0, wrap(d, PARAGRAPH_2, body, col), body, "text")) + 60
+    end_left = text_block(left, y, wrap(d, PARAGRAPH, body, col), body, "text")
+    end_right = text_block(right, y, wrap(d, PARAGRAPH_3, body, col), body, "text")
+    tw = draw_table(ImageDraw.Draw(Image.new("RGB", (10, 10))), TABLES[table], 0, 0, size=20)[3][2]
+    # The table's caption above it, centred like the table.
+    y = max(end_left, end_right) + 80
+    text_block(int((W - d.textlength(table_caption, font=cap)) / 2), y - 32, [table_caption], cap, "table_caption")
+    cells, rows, cols, tbox = draw_table(d, TABLES[table], (W - tw) // 2, y, size=20)
+    regions.append({"type": "table", "box": tbox})
+    fw = d.textlength(footer, font=font("sans", 18))
+    text_block(int((W - fw) / 2), H - 70, [footer], font("sans", 18), "footer")
+    img.save(OUT / f"{name}.png")
+    kinds = [r["type"] for r in regions]
+    # Reading order: header, title, chart, its caption, the paragraph beside them, the lower left and right
+    # paragraphs, the table's caption, table, footer (the regions were listed in that order).
+    order = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert kinds == ["header", "title", "figure", "figure_caption", "text", "text", "text", "table_caption", "table",
+                     "footer"], kinds
+    gt = {"kind": "page", "regions": regions, "order": order,
+          "table": {"rows": rows, "cols": cols, "box": tbox, "cells": cells, "copy": copy_text(cells, rows, cols)}}
+    (OUT / f"{name}.gt.json").write_text(json.dumps(gt, indent=1), encoding="utf-8")
+
+
 REGION_PAGES = {
     "region_report": dict(table="ruled_products", title="Quarterly Stock Report",
                           header="ACME Retail Ltd - internal", footer="Page 3 of 12",
@@ -205,6 +279,13 @@ REGION_PAGES = {
     "region_statement": dict(table="invoice_items", title="Invoice 2026-0147",
                              header="Northwind Consulting", footer="Page 1 of 1",
                              caption="Figure 1: Hours per week"),
+}
+# Region pages in two columns (render_columns_page).
+COLUMN_PAGES = {
+    "region_columns": dict(table="spanning_sales", title="Regional Sales Review",
+                           header="Northwind Traders - annual review", footer="Page 2 of 8",
+                           caption="Figure 1: Units sold per region in 2026, in thousands. The West region sold the most.",
+                           table_caption="Table 1: Units sold per half-year, in thousands"),
 }
 
 
@@ -225,8 +306,10 @@ def main(argv=None) -> None:
         render_table(name, spec)
     for name, spec in REGION_PAGES.items():
         render_region_page(name, **spec)
+    for name, spec in COLUMN_PAGES.items():
+        render_columns_page(name, **spec)
     STAMP.write_text(want)
-    print(f"tables: rendered {len(TABLES)} tables and {len(REGION_PAGES)} region pages into {OUT.relative_to(ROOT)}")
+    print(f"tables: rendered {len(TABLES)} tables and {len(REGION_PAGES) + len(COLUMN_PAGES)} region pages into {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ Text formats: json, jsonl, text, plain (only the text, as the page copies it), t
 boxes) when present, else the line is one word.
 With page regions (layout.regions) blocks carry a `type`: titles become Markdown headings, headers, footers and
 captions hOCR ocr_header / ocr_footer / ocr_caption and ALTO tagged blocks. With tables (layout.tables) a table
-block reads row by row (cells separated by tabs in `text`, a pipe table in `md`), and each table exports alone as
+is an HTML table in hOCR (hOCR is HTML: rows, cells, spans) and a ComposedBlock of cell TextBlocks in ALTO (which
+has no table element); a table block reads row by row (cells separated by tabs in `text`, a pipe table in `md`), and each table exports alone as
 CSV (`table_csv`) or all of a record's tables as one XLSX workbook, a sheet per table (`tables_xlsx`).
 One table of a record, by its index in `record_tables` order (the page's copy and download buttons):
 `render_table(record, fmt, index)` with fmt in TABLE_FORMATS (csv, tsv as copied text reads it, md, xlsx).
@@ -363,8 +364,31 @@ def hocr(record: dict, name: str) -> str:
         title = f"image {json.dumps(name)}; " + (f"ppageno {p - 1}; " if document else "") + f"bbox 0 0 {w} {h}"
         out.append(f'<div class="ocr_page" id="page_{p}" title={xml_attr(title)}>')
         types = [b.get("type") for b in page.get("blocks") or []]
+        typed = page.get("blocks") or []
         for b, block in enumerate(blocks_of(page), 1):
             if not block:
+                continue
+            table = _block_table(page, typed[b - 1] if b <= len(typed) else {})
+            if table is not None:   # an HTML table: a row per table row, a cell per cell holding its lines
+                tx0, ty0, tx1, ty1 = bounds(table["box"])
+                out.append(f'<table class="ocr_table" id="block_{p}_{b}" title="bbox {tx0} {ty0} {tx1} {ty1}">')
+                cells = sorted(zip(table["cells"], cell_lines(page, block, table)),
+                               key=lambda c: (c[0]["row"], c[0]["col"]))
+                for r in range(table["rows"]):
+                    out.append("<tr>")
+                    for cell, pieces in cells:
+                        if cell["row"] != r:
+                            continue
+                        cx0, cy0, cx1, cy1 = bounds(cell["box"])
+                        spans = "".join(f' {k}span="{cell[f"{k}_span"]}"' for k in ("row", "col")
+                                        if cell[f"{k}_span"] > 1)
+                        out.append(f'<td id="cell_{p}_{b}_{cell["row"]}_{cell["col"]}"{spans} '
+                                   f'title="bbox {cx0} {cy0} {cx1} {cy1}">')
+                        for lid, line, words in pieces:
+                            n_word = _hocr_line(out, f"line_{p}_{lid}", line, words, languages, p, n_word)
+                        out.append("</td>")
+                    out.append("</tr>")
+                out.append("</table>")
                 continue
             bx = " ".join(map(str, _union([page["lines"][i]["box"] for i in block])))
             kind = HOCR_CLASS.get(types[b - 1] if b <= len(types) else None, "ocr_carea")
@@ -372,22 +396,73 @@ def hocr(record: dict, name: str) -> str:
             out.append(f'<p class="ocr_par" id="par_{p}_{b}" title="bbox {bx}">')
             for i in block:
                 line = page["lines"][i]
-                x0, y0, x1, y1 = bounds(line["box"])
-                lang = language(line["text"], languages)
-                out.append(f'<span class="ocr_line" id="line_{p}_{i + 1}"' + (f' lang="{lang}"' if lang else "")
-                           + f' title="bbox {x0} {y0} {x1} {y1}; {_hocr_metrics(line)}">')
-                for word in line_words(line):
-                    n_word += 1
-                    wx0, wy0, wx1, wy1 = bounds(word["box"])
-                    conf = int(round(100 * word["score"]))
-                    out.append(f'<span class="ocrx_word" id="word_{p}_{n_word}" title="bbox {wx0} {wy0} {wx1} '
-                               f'{wy1}; x_wconf {conf}">{xml_text(word["text"])}</span>')
-                out.append("</span>")
+                n_word = _hocr_line(out, f"line_{p}_{i + 1}", line, line_words(line), languages, p, n_word)
             out.append("</p>")
             out.append("</div>")
         out.append("</div>")
     out += ["</body>", "</html>"]
     return "\n".join(out)
+
+
+def _hocr_line(out: list, lid: str, line: dict, words: list, languages, p: int, n_word: int) -> int:
+    """One ocr_line span with its words; returns the word count so far (word ids run through the file)."""
+    x0, y0, x1, y1 = bounds(line["box"])
+    lang = language(line["text"], languages)
+    out.append(f'<span class="ocr_line" id="{lid}"' + (f' lang="{lang}"' if lang else "")
+               + f' title="bbox {x0} {y0} {x1} {y1}; {_hocr_metrics(line)}">')
+    for word in words:
+        n_word += 1
+        wx0, wy0, wx1, wy1 = bounds(word["box"])
+        conf = int(round(100 * word["score"]))
+        out.append(f'<span class="ocrx_word" id="word_{p}_{n_word}" title="bbox {wx0} {wy0} {wx1} '
+                   f'{wy1}; x_wconf {conf}">{xml_text(word["text"])}</span>')
+    out.append("</span>")
+    return n_word
+
+
+def _block_table(page: dict, block: dict):
+    """The table a block reads (its `table` index), or None."""
+    tables = page.get("tables") or []
+    k = block.get("table")
+    return tables[k] if isinstance(k, int) and 0 <= k < len(tables) and tables[k].get("cells") else None
+
+
+def _rect(box) -> tuple:
+    xs, ys = [float(pt[0]) for pt in box], [float(pt[1]) for pt in box]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def cell_lines(page: dict, block: list, table: dict) -> list:
+    """Per cell of `table` (in its cells' order): [(line id, line, words)], the words of the block's lines whose
+    centre lies in the cell (retto.tables.fill, the rule the table stage filled the cells' texts by), a line
+    per line they come from, in reading order. A line wholly in one cell is itself (id "7", its line number);
+    a line the detector ran across cells is split, each part a line of its own with its words' box ("7.2")."""
+    from .tables import fill   # numpy: only when a table is written
+    words = [(w["text"], _rect(w["box"]), i, k, w) for i in block
+             for k, w in enumerate(line_words(page["lines"][i])) if str(w["text"]).strip()]
+    filled = fill(table["cells"], [_rect(c["box"]) for c in table["cells"]], words)
+    rank = {i: n for n, i in enumerate(block)}
+    parts = {}   # line -> the cells its words went to
+    for k, ws in enumerate(filled):
+        for w in ws:
+            parts.setdefault(w[2], set()).add(k)
+    out, seen = [], {}
+    for ws in filled:
+        by_line = {}
+        for w in sorted(ws, key=lambda w: (rank[w[2]], w[3])):
+            by_line.setdefault(w[2], []).append(w[4])
+        pieces = []
+        for i, mine in by_line.items():
+            line = page["lines"][i]
+            if len(parts[i]) == 1:
+                pieces.append((f"{i + 1}", line, mine))
+                continue
+            seen[i] = seen.get(i, 0) + 1
+            x0, y0, x1, y1 = _rect([pt for w in mine for pt in w["box"]])
+            part = {**line, "box": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "text": " ".join(w["text"] for w in mine)}
+            pieces.append((f"{i + 1}.{seen[i]}", part, mine))
+        out.append(pieces)
+    return out
 
 
 # hOCR classes of typed blocks (page regions); any other block is an ocr_carea.
@@ -422,6 +497,21 @@ def _pos(box) -> str:
 ALTO_NS = "http://www.loc.gov/standards/alto/ns-v4#"
 
 
+def _alto_line(out: list, lid: str, line: dict, words: list, languages, n_word: int) -> int:
+    """One TextLine with its Strings; returns the word count so far (String ids run through the file)."""
+    lang = language(line["text"], languages)
+    out.append(f'<TextLine ID="{lid}" {_pos(line["box"])} BASELINE="{_alto_baseline(line)}"'
+               + (f' LANG="{lang}"' if lang else "") + ">")
+    for k, word in enumerate(words):
+        n_word += 1
+        if k:
+            out.append("<SP/>")
+        out.append(f'<String ID="string_{n_word}" CONTENT={xml_attr(word["text"])} '
+                   f'{_pos(word["box"])} WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
+    out.append("</TextLine>")
+    return n_word
+
+
 def alto(record: dict, name: str) -> str:
     """ALTO v4 (valid against alto-4-2.xsd): one Page per page, String per word. A failed page is left out; the
     others keep their PHYSICAL_IMG_NR. IDs carry the page number in a document (IDs are unique per file)."""
@@ -453,23 +543,25 @@ def alto(record: dict, name: str) -> str:
         for b, block in enumerate(blocks_of(page), 1):
             if not block:
                 continue
-            x0, y0, x1, y1 = _union([page["lines"][i]["box"] for i in block])
             kind = types[b - 1] if b <= len(types) else None
             tag = f' TAGREFS="tag_{kind}"' if kind else ""
+            table = _block_table(page, (page.get("blocks") or [])[b - 1] if b <= len(types) else {})
+            if table is not None:   # ALTO has no table: a ComposedBlock of one TextBlock per cell, row by row
+                out.append(f'<ComposedBlock ID="block_{pre}{b}" {_pos(table["box"])}{tag} TYPE="table">')
+                for cell, pieces in sorted(zip(table["cells"], cell_lines(page, block, table)),
+                                           key=lambda c: (c[0]["row"], c[0]["col"])):
+                    out.append(f'<TextBlock ID="cell_{pre}{b}_{cell["row"]}_{cell["col"]}" {_pos(cell["box"])}>')
+                    for lid, line, words in pieces:
+                        n_word = _alto_line(out, f"line_{pre}{lid}", line, words, languages, n_word)
+                    out.append("</TextBlock>")
+                out.append("</ComposedBlock>")
+                continue
+            x0, y0, x1, y1 = _union([page["lines"][i]["box"] for i in block])
             out.append(f'<TextBlock ID="block_{pre}{b}" HPOS="{x0}" VPOS="{y0}" WIDTH="{x1 - x0}" '
                        f'HEIGHT="{y1 - y0}"{tag}>')
             for i in block:
                 line = page["lines"][i]
-                lang = language(line["text"], languages)
-                out.append(f'<TextLine ID="line_{pre}{i + 1}" {_pos(line["box"])} BASELINE="{_alto_baseline(line)}"'
-                           + (f' LANG="{lang}"' if lang else "") + ">")
-                for k, word in enumerate(line_words(line)):
-                    n_word += 1
-                    if k:
-                        out.append("<SP/>")
-                    out.append(f'<String ID="string_{n_word}" CONTENT={xml_attr(word["text"])} '
-                               f'{_pos(word["box"])} WC="{max(0.0, min(1.0, word["score"])):.4f}"/>')
-                out.append("</TextLine>")
+                n_word = _alto_line(out, f"line_{pre}{i + 1}", line, line_words(line), languages, n_word)
             out.append("</TextBlock>")
         figures = [r for r in page.get("regions") or [] if r["type"] == "figure"]
         for n, r in enumerate(figures, 1):   # figures found by the layout model (their text is in TextBlocks)

@@ -3,7 +3,10 @@
 // settings (the same lines, regions, blocks and cells, from the page's JSON download); the cells drawn as a grid
 // over the picture and shown as an HTML table; its copy (TSV, Markdown) and downloads (CSV, XLSX, opened by
 // Python's csv module and openpyxl) hold the ground truth's cells; axe finds nothing wrong with the panel.
-// The layout and table models are fetched only once a page needs them, not at boot.
+// The layout and table models are fetched only once a page needs them, not at boot. Then a whole generated page
+// (header, title, a chart with its caption beside it, two text columns, a spanning table, footer) is read like
+// native too (regions, reading order, cells); and offline (no network, page reloaded) the table reads again
+// and downloads as the same XLSX: the models and XlsxWriter were saved by the service worker on first use.
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ import { diffResults } from './compare.js';
 const TABLES = join(ROOT, 'tests', 'testset', 'tables');
 const ARTEFACTS = join(ROOT, 'test-artefacts');
 const IMAGE = 'spanning_sales.png';
+const PAGE_IMAGE = 'region_columns.png';
 const CONFIG = { layout: { regions: true, tables: true } };
 const BOX_PX = 1.5;
 const BOOT_TIMEOUT = 3 * 60_000;
@@ -43,14 +47,32 @@ async function readBack(csvPath, xlsxPath) {
   return JSON.parse(out);
 }
 
+/** A browser result is native's: lines (text, box, score), blocks (the reading order, types), regions (type,
+ *  lines, box within BOX_PX) and tables (grid, texts, boxes). */
+function expectLikeNative(image, result, native) {
+  expect(diffResults(image, result, native)).toEqual([]);
+  expect(result.blocks.map((b) => [b.type, b.table, b.lines])).toEqual(native.blocks.map((b) => [b.type, b.table, b.lines]));
+  expect(result.regions.map((r) => [r.type, r.lines])).toEqual(native.regions.map((r) => [r.type, r.lines]));
+  result.regions.forEach((r, i) => expect(near(r.box, native.regions[i].box), `${image} region ${i} box`).toBe(true));
+  expect(result.tables.length).toBe(native.tables.length);
+  result.tables.forEach((got, k) => {
+    const want = native.tables[k];
+    expect([got.rows, got.cols, got.block]).toEqual([want.rows, want.cols, want.block]);
+    expect(near(got.box, want.box), `${image} table ${k} box`).toBe(true);
+    expect(got.cells.map((c) => [c.row, c.col, c.row_span, c.col_span, c.text]))
+      .toEqual(want.cells.map((c) => [c.row, c.col, c.row_span, c.col_span, c.text]));
+    got.cells.forEach((c, i) => expect(near(c.box, want.cells[i].box), `${image} cell ${i} box`).toBe(true));
+  });
+}
+
 test('page: tables and regions on; a table read like native, drawn as a grid, shown, copied and downloaded', async ({ app, servers }) => {
   const { page, context } = app;
   await runNative([join(ROOT, 'scripts', 'make_tables.py')]);
   const gt = JSON.parse(await readFile(join(TABLES, IMAGE.replace('.png', '.gt.json')), 'utf8'));
   const configPath = join(tmpdir(), `retto-tables-${process.pid}.json`);
   await writeFile(configPath, JSON.stringify(CONFIG));
-  const nativeOut = runNative(['-m', 'retto', '--images', join(TABLES, IMAGE), '--format', 'json', '--no-progress',
-    '--config', configPath]);
+  const nativeOut = runNative(['-m', 'retto', '--images', join(TABLES, IMAGE), join(TABLES, PAGE_IMAGE), '--format',
+    'json', '--no-progress', '--config', configPath]); // one run: the models load once
   const fetched = [];
   context.on('request', (req) => fetched.push(new URL(req.url()).pathname));
   // (a path once: the service worker's own fetch of a request it passes on is seen as a second request)
@@ -79,17 +101,10 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   };
   // The browser's result, as the page's JSON download holds it; browser == native.
   const result = JSON.parse(await readFile((await download(page.locator('#download-json'))).path, 'utf8'));
-  const [native] = JSON.parse(await nativeOut);
+  const [native, nativePage] = JSON.parse(await nativeOut);
   expect(native.tables.length, 'native found the table').toBe(1);
-  expect(diffResults(IMAGE, result, native)).toEqual([]);
-  expect(result.blocks.map((b) => [b.type, b.table, b.lines])).toEqual(native.blocks.map((b) => [b.type, b.table, b.lines]));
-  expect(result.regions.map((r) => [r.type, r.lines])).toEqual(native.regions.map((r) => [r.type, r.lines]));
-  result.regions.forEach((r, i) => expect(near(r.box, native.regions[i].box), `region ${i} box`).toBe(true));
-  const [got, want] = [result.tables[0], native.tables[0]];
-  expect([got.rows, got.cols]).toEqual([want.rows, want.cols]);
-  expect(got.cells.map((c) => [c.row, c.col, c.row_span, c.col_span, c.text]))
-    .toEqual(want.cells.map((c) => [c.row, c.col, c.row_span, c.col_span, c.text]));
-  got.cells.forEach((c, i) => expect(near(c.box, want.cells[i].box), `cell ${i} box`).toBe(true));
+  expectLikeNative(IMAGE, result, native);
+  const want = native.tables[0];
   expect(result.backend.layout).toBe('wasm');
   expect(result.backend.table).toBe('wasm');
 
@@ -144,4 +159,38 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   await page.addScriptTag({ url: axeUrl });
   const violations = await page.evaluate(async () => (await window.axe.run(document.getElementById('results'))).violations);
   expect(violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`))).toEqual([]);
+
+  // A whole page: header, title, chart and caption, two columns, a captioned spanning table, footer; read like
+  // native.
+  await page.locator('#clear-queue').click();
+  await page.locator('#pick-files').setInputFiles(join(TABLES, PAGE_IMAGE));
+  await expect(page.locator('#queue .job', { hasText: PAGE_IMAGE })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
+  const whole = JSON.parse(await readFile((await download(page.locator('#download-json'))).path, 'utf8'));
+  expect(nativePage.regions.map((r) => r.type)).toEqual(expect.arrayContaining(['header', 'title', 'figure',
+    'figure_caption', 'text', 'table_caption', 'table', 'footer']));
+  expect(nativePage.tables.length, 'native found the table').toBe(1);
+  expectLikeNative(PAGE_IMAGE, whole, nativePage);
+
+  // Offline: once the service worker has saved the app, the models and XlsxWriter (used above), the network goes
+  // and the page reloads; the table reads again and its XLSX holds the same cells.
+  await expect(page.locator('#offline-status')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
+  const saved = [...new Set(fetched.filter((p) => /\/(layout|table)\.onnx$|\/xlsx\//.test(p)))];
+  expect(saved.length).toBe(3);
+  await expect.poll(() => page.evaluate(async (want) => {
+    const name = (await caches.keys()).find((n) => n.startsWith('retto-'));
+    const have = new Set((await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname));
+    return want.filter((p) => !have.has(p));
+  }, saved), { timeout: 60_000 }).toEqual([]);
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.getByRole('checkbox', { name: 'Tables and regions' })).toBeChecked();
+  await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
+  if (await page.locator('#clear-queue').isEnabled()) await page.locator('#clear-queue').click();
+  await page.locator('#pick-files').setInputFiles(join(TABLES, IMAGE));
+  const row = page.locator('#queue .job', { hasText: IMAGE });
+  await expect(row).toHaveAttribute('data-status', /done|failed/, { timeout: OCR_TIMEOUT });
+  expect(await row.getAttribute('data-status'), await page.locator('#result-status').textContent()).toBe('done');
+  const offline = await download(page.getByRole('button', { name: 'XLSX of table 1' }));
+  expect((await readBack(csv.path, offline.path)).xlsx).toEqual(gtRows(gt));
+  await context.setOffline(false);
 });

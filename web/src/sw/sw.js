@@ -130,7 +130,8 @@ async function saveModelSet(name) {
   tell({ type: 'model-set-saved', set: name });
 }
 
-/** Save every file of an on-use group ('pdfjs', 'export') once the page has used it. */
+/** Save every file of an on-use group ('pdfjs', 'export', 'xlsx', 'tables': the layout and table models) once the
+ *  page has used it. */
 async function saveGroup(group) {
   const cache = await caches.open(CACHE_NAME);
   for (const file of PRECACHE.onDemand) {

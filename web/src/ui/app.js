@@ -157,6 +157,11 @@ function select(job, byUser = false) {
 queue.addEventListener('change', (ev) => {
   const job = ev.detail;
   if (import.meta.env.PROD && job.status === 'done' && job.result.pages) saveGroupOffline('pdfjs');
+  // Read with "Tables and regions": keep the layout and table models offline. The service worker saves them as
+  // they are fetched only when it already controlled the OCR worker (not when the setting was on at first visit).
+  if (import.meta.env.PROD && job.status === 'done' && [job.result, ...(job.result.pages ?? [])].some((p) => p.regions)) {
+    saveGroupOffline('tables');
+  }
   queueView.update(job);
   // The first image added is shown at once; after that the person picks what to look at.
   if (!state.selected) select(job);
