@@ -20,8 +20,8 @@ Content streams are inflated in 1 MB pieces and only counted, never kept, so mea
 its memory; counting stops at the budget.
 
 It fails closed: a page it cannot measure is not rendered either, but becomes the page error
-`pdf_page_unmeasured` (pypdf missing, a structure pypdf cannot read, a stream it cannot decode, e.g. an unknown
-filter, which pdf.js would read as raw bytes and PDFium as nothing). The one failure left to the renderers is a
+`pdf_page_unmeasured` (pypdf missing, a structure pypdf cannot read, a stream it cannot decode, e.g. one under an
+unknown filter, whose raw bytes both renderers would then draw as content, unmeasured). The one failure left to the renderers is a
 file pypdf cannot open at all: both renderers are then asked first, and when they cannot open it either, their
 error (`pdf_invalid`, `pdf_encrypted`) is the document's; when one can, every page is `pdf_page_unmeasured`. A
 structure past pypdf's own safety limits (e.g. a page tree nested over 100 deep) is refused whole (`refusal`), in

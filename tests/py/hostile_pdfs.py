@@ -179,8 +179,8 @@ def pattern_operators(count: int = 2_000_000) -> bytes:
 
 
 def unknown_filter() -> bytes:
-    """A content stream under a filter nobody implements: pypdf cannot decode it (so it cannot be measured),
-    PDFium draws nothing of it and pdf.js reads its raw bytes as content."""
+    """A content stream under a filter nobody implements: pypdf cannot decode it (so it cannot be measured), and
+    both renderers fall back to drawing its raw bytes as content (PDFium read "Hidden" from it)."""
     return two_pages(stream(b"/Filter /NoSuchDecode", b"BT /F1 24 Tf 20 40 Td (Hidden) Tj ET"), b"", [])
 
 
