@@ -21,11 +21,11 @@ its memory; counting stops at the budget.
 
 It fails closed: a page it cannot measure is not rendered either, but becomes the page error
 `pdf_page_unmeasured` (pypdf missing, a structure pypdf cannot read, a stream it cannot decode, e.g. one under an
-unknown filter, whose raw bytes both renderers would then draw as content, unmeasured). The one failure left to the renderers is a
-file pypdf cannot open at all: both renderers are then asked first, and when they cannot open it either, their
-error (`pdf_invalid`, `pdf_encrypted`) is the document's; when one can, every page is `pdf_page_unmeasured`. A
-structure past pypdf's own safety limits (e.g. a page tree nested over 100 deep) is refused whole (`refusal`), in
-both runtimes.
+unknown filter, whose raw bytes both renderers would then draw as content, unmeasured). The one failure left to
+the renderers is a file pypdf cannot open at all: both renderers are then asked first, and when they cannot open
+it either, their error (`pdf_invalid`, `pdf_encrypted`) is the document's; when one can, every page is
+`pdf_page_unmeasured`. A structure past pypdf's own safety limits (e.g. a page tree nested over 100 deep) is
+refused whole (`refusal`), in both runtimes.
 
 The same reading settles what the two renderers used to tell apart: the page count is the pages the tree really
 holds (`page_count`: PDFium believed a lying /Count, pdf.js did not), and a PDF pypdf sees as encrypted but a

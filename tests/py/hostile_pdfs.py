@@ -68,8 +68,8 @@ def two_pages(hostile_contents: bytes, hostile_resources: bytes, extra: list, pa
     return write_pdf([
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox " + page_box + b" /Contents 4 0 R /Resources << /Font << /F1 7 0 R " + fonts
-        + b" >> " + hostile_resources + b" >>" + page_extra + b" >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox " + page_box + b" /Contents 4 0 R /Resources << /Font << /F1 7 0 R "
+        + fonts + b" >> " + hostile_resources + b" >>" + page_extra + b" >>",
         hostile_contents,
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 100] /Contents 6 0 R /Resources << /Font << /F1 7 0 R >> >> >>",
         stream(b"", good),

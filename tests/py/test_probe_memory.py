@@ -24,7 +24,8 @@ def test_a_100_mp_16_bit_grey_png_reads_its_text_under_1_5_gb(tmp_path):
     path = tmp_path / "gray16_100mp.png"
     lines = image_probes.gray16_page(path)
     ihdr = path.read_bytes()[16:26]   # width, height, bit depth, colour type (0: grey)
-    assert (int.from_bytes(ihdr[0:4], "big"), int.from_bytes(ihdr[4:8], "big"), ihdr[8], ihdr[9]) == (10_000, 10_000, 16, 0)
+    size = (int.from_bytes(ihdr[0:4], "big"), int.from_bytes(ihdr[4:8], "big"))
+    assert (size, ihdr[8], ihdr[9]) == ((10_000, 10_000), 16, 0)
     record, peak = read_one(path)
     print(f"100 MP 16-bit grey PNG ({path.stat().st_size / 1e3:.0f} KB): peak RSS {peak:.0f} MB, "
           f"texts {[line['text'] for line in record['lines']]}")
