@@ -24,19 +24,21 @@ from PIL import Image
 GOOD_PAGE_TEXT = "Total due 1250 EUR"
 
 
-def deflate_repeated(block: bytes, times: int, tail: bytes = b"") -> bytes:
-    """zlib (RFC 1950) data of block * times + tail, made in O(len(block)) time and memory."""
+def deflate_repeated(block: bytes, times: int, tail: bytes = b"", head: bytes = b"") -> bytes:
+    """zlib (RFC 1950) data of head + block * times + tail, made in O(len(block)) time and memory."""
     comp = zlib.compressobj(9)
     head_and_block = comp.compress(block) + comp.flush(zlib.Z_FULL_FLUSH)
     header, once = head_and_block[:2], head_and_block[2:]
+    first = zlib.compressobj(9)
+    start = (first.compress(head) + first.flush(zlib.Z_FULL_FLUSH))[2:] if head else b""
     end = zlib.compressobj(9)
     last = end.compress(tail) + end.flush(zlib.Z_FINISH)
     # The tail's own stream without its 2-byte header and 4-byte Adler-32; its final block ends the whole.
-    adler = 1
+    adler = zlib.adler32(head)
     for _ in range(times):
         adler = zlib.adler32(block, adler)
     adler = zlib.adler32(tail, adler)
-    return header + once * times + last[2:-4] + adler.to_bytes(4, "big")
+    return header + start + once * times + last[2:-4] + adler.to_bytes(4, "big")
 
 
 def write_pdf(objects: list) -> bytes:
@@ -59,14 +61,15 @@ def stream(dictionary: bytes, data: bytes) -> bytes:
 
 
 def two_pages(hostile_contents: bytes, hostile_resources: bytes, extra: list, page_box=b"[0 0 612 792]",
-              page_extra: bytes = b"") -> bytes:
-    """Catalog 1, Pages 2, hostile page 3 (contents 4), good page 5 (contents 6), font 7, then `extra` (8...)."""
+              page_extra: bytes = b"", fonts: bytes = b"") -> bytes:
+    """Catalog 1, Pages 2, hostile page 3 (contents 4), good page 5 (contents 6), font 7, then `extra` (8...);
+    `fonts`: more entries of the hostile page's /Font dictionary."""
     good = b"BT /F1 24 Tf 20 40 Td (%s) Tj ET" % GOOD_PAGE_TEXT.encode("ascii")
     return write_pdf([
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R 5 0 R] /Count 2 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox " + page_box + b" /Contents 4 0 R /Resources << /Font << /F1 7 0 R >> "
-        + hostile_resources + b" >>" + page_extra + b" >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox " + page_box + b" /Contents 4 0 R /Resources << /Font << /F1 7 0 R "
+        + fonts + b" >> " + hostile_resources + b" >>" + page_extra + b" >>",
         hostile_contents,
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 100] /Contents 6 0 R /Resources << /Font << /F1 7 0 R >> >> >>",
         stream(b"", good),
@@ -145,6 +148,42 @@ def nested_forms(depth: int = 12, fan: int = 10) -> bytes:
     return two_pages(stream(b"", b" ".join([b"/Fx Do"] * fan)), b"/XObject << /Fx %d 0 R >>" % first, extra)
 
 
+PATH_BLOCK = b"10 10 m 13 13 l S\n" * 1000   # 3,000 operators
+
+
+def inline_image_bomb(side: int = 20000) -> bytes:
+    """An inline image (BI ... ID ... EI, inside the page's own content) of side x side RGB, deflated: its
+    pixels are no XObject, and its 1.2 MB of data are far under the content budget."""
+    data = deflate_repeated(bytes(side * 3), side)
+    contents = (b"q 612 0 0 792 0 0 cm BI /W %d /H %d /CS /RGB /BPC 8 /F /Fl /L %d ID\n" % (side, side, len(data))
+                + data + b"\nEI Q")
+    return two_pages(stream(b"", contents), b"", [])
+
+
+def type3_glyph_operators(count: int = 2_000_000) -> bytes:
+    """One letter of a Type3 font whose glyph program is count path operators (deflated)."""
+    glyph = stream(b"/Filter /FlateDecode", deflate_repeated(PATH_BLOCK, max(1, count // 3000),
+                                                             head=b"1000 0 d0\n"))
+    font = (b"<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] "
+            b"/CharProcs << /g 9 0 R >> /Encoding << /Type /Encoding /Differences [65 /g] >> /FirstChar 65 "
+            b"/LastChar 65 /Widths [1000] /Resources << >> >>")
+    return two_pages(stream(b"", b"BT /T3 24 Tf 20 40 Td (A) Tj ET"), b"", [font, glyph], fonts=b"/T3 8 0 R")
+
+
+def pattern_operators(count: int = 2_000_000) -> bytes:
+    """A rectangle filled with a tiling pattern whose cell is count path operators (deflated)."""
+    cell = stream(b"/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 20 20] /XStep 20 "
+                  b"/YStep 20 /Resources << >> /Filter /FlateDecode",
+                  deflate_repeated(PATH_BLOCK, max(1, count // 3000)))
+    return two_pages(stream(b"", b"/Pattern cs /P0 scn 0 0 612 792 re f"), b"/Pattern << /P0 8 0 R >>", [cell])
+
+
+def unknown_filter() -> bytes:
+    """A content stream under a filter nobody implements: pypdf cannot decode it (so it cannot be measured), and
+    both renderers fall back to drawing its raw bytes as content (PDFium read "Hidden" from it)."""
+    return two_pages(stream(b"/Filter /NoSuchDecode", b"BT /F1 24 Tf 20 40 Td (Hidden) Tj ET"), b"", [])
+
+
 PROBES = {
     "jpeg_65000.pdf": lambda scale: jpeg_claims_huge(),
     "flate_image_20000.pdf": lambda scale: flate_image_bomb(),
@@ -153,6 +192,10 @@ PROBES = {
     "text_ops_1gb.pdf": lambda scale: text_operator_bomb(int((1 << 30) * scale)),
     "spaces_1gb.pdf": lambda scale: spaces_bomb(int((1 << 30) * scale)),
     "nested_forms.pdf": lambda scale: nested_forms(),
+    "inline_image_20000.pdf": lambda scale: inline_image_bomb(),
+    "type3_glyph_ops_2m.pdf": lambda scale: type3_glyph_operators(),
+    "pattern_ops_2m.pdf": lambda scale: pattern_operators(),
+    "unknown_filter.pdf": lambda scale: unknown_filter(),
 }
 
 
@@ -216,8 +259,20 @@ def unknown_security_handler() -> bytes:
                         b"/ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>")
 
 
+def aes_permissions_only(revision: int = 6) -> bytes:
+    """The text page encrypted with AES (R6: AES-256, R4: AES-128) under an owner password and an empty user
+    password, as statements and forms often come: every reader opens it without asking. Written by pikepdf (qpdf),
+    since pypdf cannot encrypt with AES without a crypto library, which retto's runtimes do not have."""
+    import pikepdf
+    plain = lying_count(1)
+    with pikepdf.open(io.BytesIO(plain)) as pdf:
+        out = io.BytesIO()
+        pdf.save(out, encryption=pikepdf.Encryption(owner="owner secret", user="", R=revision, aes=True))
+    return out.getvalue()
+
+
 DISAGREEING = {"lying_count.pdf": lying_count, "user_unit.pdf": user_unit, "deep_page_tree.pdf": deep_page_tree,
-               "unknown_security_handler.pdf": unknown_security_handler}
+               "unknown_security_handler.pdf": unknown_security_handler, "aes_permissions_only.pdf": aes_permissions_only}
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Small, independent measuring helpers for the reference tests (no code from py/retto or RapidOCR).
 
-- `levenshtein` / `cer`: plain dynamic-programming edit distance (unit costs) over code points.
+- `levenshtein` / `cer`: plain dynamic-programming edit distance (unit costs) over code points;
+  `levenshtein_within`: the same kept to a diagonal band, exact up to the band (long lines).
 - `wer`: the same distance over whitespace-split words.
 - `polygon_iou`: area of intersection over union of two convex polygons, by Sutherland-Hodgman clipping and the
   shoelace formula. Text boxes from DB detection are (scaled) rotated rectangles, hence convex.
@@ -30,6 +31,28 @@ def levenshtein(a: Sequence, b: Sequence) -> int:
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
     return prev[-1]
+
+
+def levenshtein_within(a: Sequence, b: Sequence, band: int) -> int:
+    """The edit distance when it is at most `band`, else some number over `band`: the same DP kept to the cells
+    with |i - j| <= band (a path leaving that diagonal band makes more than `band` insertions or deletions). For
+    long texts: O(len * band) instead of O(len^2)."""
+    if len(a) < len(b):
+        a, b = b, a
+    if len(a) - len(b) > band:
+        return band + 1
+    far = band + 1   # stands for any cost over the band
+    prev = {j: j for j in range(min(len(b), band) + 1)}
+    for i in range(1, len(a) + 1):
+        cur = {}
+        for j in range(max(0, i - band), min(len(b), i + band) + 1):
+            if j == 0:
+                cur[j] = i
+                continue
+            cur[j] = min(prev.get(j, far) + 1, cur.get(j - 1, far) + 1,
+                         prev.get(j - 1, far) + (a[i - 1] != b[j - 1]))
+        prev = cur
+    return min(prev.get(len(b), far), far)
 
 
 def normalise_ws(s: str) -> str:

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -53,3 +56,24 @@ def write_artefact(name: str, data) -> Path:
     path = ARTEFACTS / name
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return path
+
+
+# The CLI in a fresh child that prints its own peak resident set (VmHWM, this process image only: ru_maxrss of
+# the children would also count the forking parent's RSS at exec time) to stderr after it finishes.
+_CLI_WITH_PEAK = """
+import re, sys
+from retto.cli import main
+rc = main(sys.argv[1:])
+hwm = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) / 1024
+sys.stderr.write(f"\\nPEAK_MB {hwm:.0f}\\n")
+raise SystemExit(rc)
+"""
+
+
+def run_cli_peak(args: list, timeout: float = 600) -> tuple[subprocess.CompletedProcess, float]:
+    """`python -m retto ARGS` in a fresh process -> (the finished process, its peak RSS in MB)."""
+    proc = subprocess.run([sys.executable, "-c", _CLI_WITH_PEAK, *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+    found = re.search(r"PEAK_MB (\d+)", proc.stderr)
+    assert found, proc.stderr   # the child died before reporting (killed, crashed)
+    return proc, float(found.group(1))

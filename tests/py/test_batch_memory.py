@@ -9,23 +9,12 @@ one at 557 MB; the bound sits between."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import subprocess
-import sys
 
-from refkit import ROOT
+from refkit import ROOT, run_cli_peak
 
 DATA = ROOT / "tests" / "data"
 BOUND_MB = 650
-
-MEASURE = r"""
-import re, sys
-from retto.cli import main
-code = main(sys.argv[1:])
-print("VmHWM", re.search(r"VmHWM:\s+(\d+) kB", open("/proc/self/status").read()).group(1), file=sys.stderr)
-sys.exit(code)
-"""
 
 
 def test_batch_peak_memory_is_one_arena_not_one_per_model(tmp_path):
@@ -33,13 +22,11 @@ def test_batch_peak_memory_is_one_arena_not_one_per_model(tmp_path):
     batch.mkdir()
     for name in ("typewriter.png", "baiona.png"):   # a 4000x2864 scan, then a small page of another size
         shutil.copy(DATA / name, batch / name)
-    proc = subprocess.run([sys.executable, "-c", MEASURE, "--inputs", str(batch), "--format", "jsonl",
-                           "--threads", "2", "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc, peak_mb = run_cli_peak(["--inputs", batch, "--format", "jsonl", "--threads", "2", "--no-progress"])
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["path"].rsplit("/", 1)[-1] for r in records] == ["baiona.png", "typewriter.png"]
     texts = {r["path"].rsplit("/", 1)[-1]: " ".join(l["text"] for l in r["lines"]) for r in records}
     assert "BAIONA" in texts["baiona.png"].upper(), texts["baiona.png"]   # the city printed on the map
     assert len(records[1]["lines"]) >= 10   # the typewriter page was read, not skipped
-    peak_mb = int(re.search(r"VmHWM (\d+)", proc.stderr).group(1)) / 1024
     assert peak_mb <= BOUND_MB, f"the batch peaked at {peak_mb:.0f} MB"

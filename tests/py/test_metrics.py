@@ -7,7 +7,7 @@ import random
 import pytest
 from shapely.geometry import Polygon
 
-from ocr_metrics import (cer, fold_l1, levenshtein, match_lines, normalise_ws, polygon_iou,
+from ocr_metrics import (cer, fold_l1, levenshtein, levenshtein_within, match_lines, normalise_ws, polygon_iou,
                          reading_order_text)
 
 
@@ -18,6 +18,17 @@ from ocr_metrics import (cer, fold_l1, levenshtein, match_lines, normalise_ws, p
 def test_levenshtein_hand_cases(a, b, d):
     assert levenshtein(a, b) == d
     assert levenshtein(b, a) == d
+
+
+def test_banded_levenshtein_is_exact_within_its_band():
+    rng = random.Random(7)
+    for _ in range(300):
+        a = "".join(rng.choice("abc") for _ in range(rng.randint(0, 25)))
+        b = "".join(rng.choice("abc") for _ in range(rng.randint(0, 25)))
+        d = levenshtein(a, b)
+        for band in range(10):
+            got = levenshtein_within(a, b, band)
+            assert got == d if d <= band else got > band, (a, b, band)
 
 
 def test_cer_and_folding():

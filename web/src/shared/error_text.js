@@ -31,6 +31,8 @@ const TEXTS = {
     'Split it into smaller PDFs (or raise document.max_pages in the config) and add them again.'],
   pdf_page_too_complex: ['This page is too complex to draw safely (huge images or millions of drawing steps).',
     'The other pages are read. Print the page to a new PDF or an image at a lower resolution and add that.'],
+  pdf_page_unmeasured: ['This page could not be checked before drawing, so it was not drawn.',
+    'The other pages are read. Print the page to a new PDF or an image and add that.'],
 };
 
 /** {title, advice, code, detail} for an error object with a code and a message. */

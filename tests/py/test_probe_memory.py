@@ -1,0 +1,48 @@
+"""Issue 23's image probes through the CLI, each in a fresh process whose peak resident set (VmHWM) is bounded by
+1.5 GB, with a correct result: the text the probe maker wrote (tests/py/image_probes.py), read back. A 100 MP
+16-bit grey PNG (2.77 GB before its conversion went in bands) and a line of 5,000 characters, about 103,000 x 60
+pixels (1.66 GB before rec ran in windows)."""
+from __future__ import annotations
+
+import json
+
+import image_probes
+from ocr_metrics import levenshtein_within
+from refkit import run_cli_peak
+
+BOUND_MB = 1500
+
+
+def read_one(path) -> tuple[dict, float]:
+    proc, peak = run_cli_peak(["--inputs", path, "--format", "jsonl", "--no-progress", "--threads", "2"])
+    assert proc.returncode == 0, proc.stderr
+    record, = [json.loads(line) for line in proc.stdout.splitlines()]
+    return record, peak
+
+
+def test_a_100_mp_16_bit_grey_png_reads_its_text_under_1_5_gb(tmp_path):
+    path = tmp_path / "gray16_100mp.png"
+    lines = image_probes.gray16_page(path)
+    ihdr = path.read_bytes()[16:26]   # width, height, bit depth, colour type (0: grey)
+    size = (int.from_bytes(ihdr[0:4], "big"), int.from_bytes(ihdr[4:8], "big"))
+    assert (size, ihdr[8], ihdr[9]) == ((10_000, 10_000), 16, 0)
+    record, peak = read_one(path)
+    print(f"100 MP 16-bit grey PNG ({path.stat().st_size / 1e3:.0f} KB): peak RSS {peak:.0f} MB, "
+          f"texts {[line['text'] for line in record['lines']]}")
+    assert record["image"] == {"width": 10_000, "height": 10_000}
+    assert [line["text"] for line in record["lines"]] == lines
+    assert peak <= BOUND_MB
+
+
+def test_a_5000_character_line_reads_in_windows_under_1_5_gb(tmp_path):
+    path = tmp_path / "line_5000.png"
+    text = image_probes.long_line(path, 5000)
+    record, peak = read_one(path)
+    got = " ".join(line["text"] for line in record["lines"])
+    allowed = len(text) // 50   # CER <= 2 %; the band keeps the distance exact up to there (whole DP: 25 M cells)
+    errors = levenshtein_within(got, text, allowed)
+    print(f"5,000-character line ({record['image']['width']}x{record['image']['height']}): peak RSS {peak:.0f} MB, "
+          f"{len(record['lines'])} line(s), CER {errors / len(text) * 100:.2f} %"
+          + ("" if errors <= allowed else " (over the band)"))
+    assert errors <= allowed
+    assert peak <= BOUND_MB
