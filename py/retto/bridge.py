@@ -12,7 +12,6 @@ import time
 import numpy as np
 from pyodide.ffi import JsException, to_js
 
-from . import rec_windows
 from .errors import INFERENCE_FAILED, INVALID_IMAGE, RettoError
 from .image import check_size
 
@@ -33,9 +32,7 @@ class BridgeWorker:
         self.buckets = None                          # ... with the BucketWorker in front of this worker
 
     async def run(self, role: str, x):
-        if role in ("rec", "reread"):   # very long lines: windows (rec_windows)
-            return await rec_windows.run_async(lambda window: self._run(role, window), x)
-        return await self._run(role, x)
+        return await self._run(role, x)   # very long rec lines come in windows (Pipeline.infer_best)
 
     async def run_all(self, role: str, x) -> list:
         """Every output of a model with several (layout, table), in the model's order."""

@@ -6,11 +6,10 @@ import logging
 import numpy as np
 
 from .errors import BACKEND_UNAVAILABLE, RettoError
-from . import model_sets, rec_windows
+from . import model_sets
 from .models import load_source, read_charset, read_metadata
 from .model_sets import ROLES
 
-RECOGNISERS = ("rec", "reread")
 
 log = logging.getLogger("retto")
 
@@ -161,9 +160,7 @@ class OrtWorker:
         return {"reread": self._set_charset("reread", model)}
 
     def run(self, role: str, x: np.ndarray) -> np.ndarray:
-        if role in RECOGNISERS:   # very long lines run in windows (rec_windows)
-            return rec_windows.run(lambda window: self._session_run(role, window), x)
-        return self._session_run(role, x)
+        return self._session_run(role, x)   # very long rec lines come in windows (Pipeline.infer_best)
 
     def run_all(self, role: str, x: np.ndarray) -> list:
         """Every output of the model, in its order (the layout model has 8, the table model 2)."""

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from . import rec, rec_windows
 from .char_filter import class_mask
 from .errors import INFERENCE_FAILED, RettoError
 
@@ -51,6 +52,17 @@ class Pipeline:
         infer = page.timings["infer"]
         infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
         return out
+
+    async def infer_best(self, role: str, x: np.ndarray, page, labels: list):
+        """A recogniser's best class per time step and its probability ([N, T] each), after rec.allow/block:
+        all that CTC decoding uses. Very wide inputs run in windows (rec_windows), never held as [N, T, C]."""
+        mask = self.masks.get(role)
+
+        def reduce(probs):
+            rec.check_classes(probs.shape, labels)
+            return rec.best_classes(probs if mask is None else probs * mask)   # a masked class is never chosen
+
+        return await rec_windows.best_classes(lambda window: self._call(role, window, page, False), x, reduce)
 
     async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
         out = np.asarray(await self._call(role, x, page, False), dtype=np.float32)

@@ -37,9 +37,19 @@ def ctc_decode(probs: np.ndarray, labels: list, best=None):
     Returns [(text, score)], score = mean max-probability of the kept steps (0.0 for an empty line).
     best: best_classes(probs), when the caller has it already."""
     probs = np.asarray(probs, dtype=np.float32)
-    if probs.ndim != 3 or probs.shape[2] != len(labels):
-        raise ValueError(f"rec output shape {probs.shape} does not fit a dictionary of {len(labels)} classes")
+    check_classes(probs.shape, labels)
     idx, conf = best_classes(probs) if best is None else best
+    return decode_best(idx, conf, labels)
+
+
+def check_classes(shape: tuple, labels: list) -> None:
+    """A rec output [N, T, C] must have a class per label."""
+    if len(shape) != 3 or shape[2] != len(labels):
+        raise ValueError(f"rec output shape {tuple(shape)} does not fit a dictionary of {len(labels)} classes")
+
+
+def decode_best(idx: np.ndarray, conf: np.ndarray, labels: list):
+    """Greedy CTC over each step's best class and its probability ([N, T] each): ctc_decode's [(text, score)]."""
     keep = idx != 0
     keep[:, 1:] &= idx[:, 1:] != idx[:, :-1]
     out = []

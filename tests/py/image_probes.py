@@ -33,8 +33,10 @@ def gray16_page(path, side: int = 10_000) -> list:
     return GRAY16_LINES
 
 
-def long_line(path, chars: int, seed: int = 5) -> str:
-    """One line of `chars` characters (random words), 40 px type on a 60 px high white strip; returns the text."""
+def long_line(path, chars: int, seed: int = 5, poor: bool = False) -> str:
+    """One line of `chars` characters (random words), 40 px type on a 60 px high white strip; returns the text.
+    poor: as from a poor scan (blurred, grey on grey, noisy), so the recogniser doubts it and the default set's
+    larger recogniser reads it again (its 18,710 classes make its output the largest)."""
     rng = random.Random(seed)
     text = ""
     while len(text) < chars:
@@ -43,6 +45,11 @@ def long_line(path, chars: int, seed: int = 5) -> str:
     font = ImageFont.truetype(DEJAVU, 40)
     im = Image.new("L", (int(font.getlength(text)) + 40, 60), 255)
     ImageDraw.Draw(im).text((20, 8), text, font=font, fill=0)
+    if poor:
+        from PIL import ImageFilter
+        grey = np.asarray(im.filter(ImageFilter.GaussianBlur(1.6)), dtype=np.float32)
+        grey = 150 + grey / 255.0 * 70 + np.random.default_rng(seed).normal(0, 18, grey.shape)
+        im = Image.fromarray(np.clip(grey, 0, 255).astype(np.uint8))
     im.save(path)
     return text
 

@@ -27,13 +27,27 @@ def test_window_plan_covers_the_line_once_with_context():
 
 
 def test_stitching_gives_back_what_a_whole_run_gives_for_a_position_wise_model():
-    """With a stand-in recogniser whose every step depends on its own 8 pixels only, windows are exact."""
-    def rec(x):   # [N,3,48,W] -> [N,W/8,2]: the mean of each 8-pixel column block, and its negation
+    """With a stand-in recogniser whose every step depends on its own 8 pixels only, windows are exact, blank
+    steps (where the seams go) included; each window's output is reduced to its best classes as it comes."""
+    import asyncio
+
+    def rec(x):   # [N,3,48,W] -> [N,W/8,3]: a step's class is its 8-pixel block's mean, cut in three bands
         n, _, _, w = x.shape
         steps = x[:, 0, 0, : w // 8 * 8].reshape(n, w // 8, 8).mean(axis=2)
-        return np.stack([steps, -steps], axis=2).astype(np.float32)
+        return np.stack([steps < 0.4, (steps >= 0.4) & (steps < 0.6), steps >= 0.6], axis=2) * steps[..., None]
+
+    def best(probs):
+        idx = probs.argmax(axis=2)
+        return idx, np.take_along_axis(probs, idx[..., None], axis=2)[..., 0]
+
     x = np.random.default_rng(0).random((2, 3, 48, 20_480), dtype=np.float32)
-    np.testing.assert_array_equal(rec_windows.run(rec, x), rec(x))
+    calls = []
+    got_idx, got_conf = asyncio.run(rec_windows.best_classes(lambda w: calls.append(w.shape[3]) or rec(w), x, best))
+    want_idx, want_conf = best(rec(x).astype(np.float32))
+    assert len(calls) == len(rec_windows.plan(20_480)) and max(calls) <= rec_windows.WINDOW + 2 * rec_windows.CONTEXT
+    assert (want_idx == 0).any()   # blank steps exist, so the seams were placed at them
+    np.testing.assert_array_equal(got_idx, want_idx)
+    np.testing.assert_array_equal(got_conf, want_conf)
 
 
 @pytest.fixture(scope="module")

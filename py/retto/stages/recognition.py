@@ -45,17 +45,17 @@ async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list
     if role == "reread" and cfg.reread_min_width:
         cfg = dataclasses.replace(cfg, min_width=cfg.reread_min_width)
     x = rec.preprocess(crops, idx, cfg)
-    probs = await p.infer(role, x, page)
-    best_idx, best_conf = best = rec.best_classes(probs)   # one pass over the classes, shared by both decoders
+    best_idx, best_conf = await p.infer_best(role, x, page, labels)   # shared by the line and word decoders
+    n_steps = best_idx.shape[1]
     out = []
-    for j, (i, (text, score)) in enumerate(zip(idx, rec.ctc_decode(probs, labels, best))):
+    for j, (i, (text, score)) in enumerate(zip(idx, rec.decode_best(best_idx, best_conf, labels))):
         width = cls.content_width(crops[i], cfg.height, x.shape[3])
-        steps = words.ctc_steps(probs[j], (best_idx[j], best_conf[j]))
+        steps = words.ctc_steps(None, (best_idx[j], best_conf[j]))
         if cfg.word_gap > 0:
-            crop_px_per_step = (x.shape[3] / probs.shape[1]) * crops[i].shape[1] / width
+            crop_px_per_step = (x.shape[3] / n_steps) * crops[i].shape[1] / width
             steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap)
             text = "".join(labels[c] for c, *_ in steps)
-        out.append((text, score, words.word_spans(steps, labels, probs.shape[1], x.shape[3], width),
+        out.append((text, score, words.word_spans(steps, labels, n_steps, x.shape[3], width),
                     letter_scores(steps, labels)))
     return out
 
@@ -73,7 +73,7 @@ async def read_scores(p, page, crops: list) -> list:
     evidence the orientation and stack stages compare."""
     out = [0.0] * len(crops)
     for idx in cls.batches_by_aspect(crops, p.config.rec.batch_size) if crops else []:
-        probs = await p.infer("rec", rec.preprocess(crops, idx, p.config.rec), page)
-        for i, (_text, score) in zip(idx, rec.ctc_decode(probs, p.labels)):
+        best = await p.infer_best("rec", rec.preprocess(crops, idx, p.config.rec), page, p.labels)
+        for i, (_text, score) in zip(idx, rec.decode_best(*best, p.labels)):
             out[i] = score
     return out
