@@ -37,3 +37,13 @@ def test_each_misuse_is_an_error():
     assert run.returncode != 0
     error_lines = {int(m) for m in re.findall(r"_usage_unmarked\.ts\((\d+),\d+\): error", run.stdout)}
     assert error_lines == {i + 2 for i in marked}, run.stdout  # the misuse is the line after its marker (1-based)
+
+
+def test_every_error_code_the_python_package_gives_is_declared():
+    """The browser passes retto.errors' codes through as they are, so the declared union must name each (the CLI's
+    own output_failed aside)."""
+    import retto.errors as errors
+    codes = {v for k, v in vars(errors).items() if k.isupper() and isinstance(v, str) and re.fullmatch(r"[a-z_]+", v)}
+    union = (ROOT / "web" / "types" / "retto.d.ts").read_text().split("export type RettoErrorCode =")[1].split(";")[0]
+    declared = set(re.findall(r"'([a-z_]+)'", union))
+    assert codes - {"output_failed"} <= declared, sorted(codes - declared)

@@ -9,7 +9,8 @@ export type ModelRole = 'det' | 'cls' | 'rec';
 export type RettoErrorCode =
   | 'invalid_image' | 'image_too_large' | 'model_integrity' | 'model_missing' | 'backend_unavailable'
   | 'inference_failed' | 'invalid_config' | 'aborted' | 'worker_crashed' | 'worker_load_failed' | 'terminated'
-  | 'internal_error' | 'pdf_encrypted' | 'pdf_invalid' | 'pdf_empty' | 'pdf_too_many_pages'
+  | 'internal_error' | 'file_too_large' | 'pdf_encrypted' | 'pdf_invalid' | 'pdf_empty' | 'pdf_too_many_pages'
+  | 'pdf_page_too_complex' | 'pdf_page_unmeasured' // a PDF page's own error (PageError), the other pages go on
   | 'fetch_failed'; // <retto-ocr> only: a src/URL that could not be downloaded
 
 export class RettoError extends Error {
