@@ -278,10 +278,9 @@ def _to_rgb(img: Image.Image, sixteen_bit: bool = False, factor: int = 1) -> np.
         for y in range(0, h, rows):
             band = np.asarray(img.crop((0, y, w, min(h, y + rows))), dtype=np.float64)
             if factor > 1:
-                tall = np.add.reduceat(band, np.arange(0, band.shape[0], factor), axis=0)
-                heights = np.minimum(np.arange(0, band.shape[0], factor) + factor, band.shape[0]) \
-                    - np.arange(0, band.shape[0], factor)
-                band = np.add.reduceat(tall, starts, axis=1) / np.outer(heights, widths)
+                tops = np.arange(0, band.shape[0], factor)
+                heights = np.minimum(tops + factor, band.shape[0]) - tops
+                band = np.add.reduceat(np.add.reduceat(band, tops, axis=0), starts, axis=1) / np.outer(heights, widths)
             out = np.clip(np.round(band * (255.0 / top)), 0, 255).astype(np.uint8)
             rgb[y // factor:y // factor + out.shape[0]] = out[:, :, None]
         return rgb

@@ -86,6 +86,7 @@ class PageGuard:
             import pypdf
             from pypdf.errors import DependencyError, LimitReachedError
             logging.getLogger("pypdf").setLevel(logging.ERROR)   # repairs of broken files are not our news
+            self.dependency_error = DependencyError
         except ImportError:
             self.unmeasured = "pypdf, which measures the pages, is not installed"
             return
@@ -145,7 +146,7 @@ class PageGuard:
             return RettoError(PDF_PAGE_TOO_COMPLEX, f"page {index + 1} nests its drawing too deeply to render "
                                                     "safely")
         except Exception as exc:   # what is not measured is not rendered (fail closed)
-            if type(exc).__name__ == "DependencyError":   # an AES stream (see no_aes)
+            if isinstance(exc, self.dependency_error):   # an AES stream (see no_aes)
                 return None
             return self._unmeasured(index, f"{type(exc).__name__} while reading its drawing")
         return None

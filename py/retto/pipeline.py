@@ -19,7 +19,7 @@ class Pipeline:
         self.config = config
         self.labels = labels                    # class index -> character of the rec model
         self.extra_labels = extra_labels or {}  # role -> labels, for other recognisers (the re-reading one)
-        # rec.allow / rec.block as a 0/1 vector per recogniser (None: every class), applied to its output here.
+        # rec.allow / rec.block as a 0/1 vector per recogniser (None: every class), applied in infer_best.
         rec_cfg = config.rec
         self.masks = {role: class_mask(lab, rec_cfg.allow, rec_cfg.block)
                       for role, lab in {"rec": labels, **self.extra_labels}.items()}
@@ -65,11 +65,8 @@ class Pipeline:
         return await rec_windows.best_classes(lambda window: self._call(role, window, page, False), x, reduce)
 
     async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
-        out = np.asarray(await self._call(role, x, page, False), dtype=np.float32)
-        mask = self.masks.get(role)
-        if mask is None or out.shape[-1] != mask.size:   # a wrong class count is ctc_decode's error to name
-            return out
-        return out * mask   # [N, T, C] * [C]: a masked class can never be chosen
+        """One model's output (det, cls, orient); the recognisers go through infer_best."""
+        return np.asarray(await self._call(role, x, page, False), dtype=np.float32)
 
 
 async def run_stage(stage, page):
