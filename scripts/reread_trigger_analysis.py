@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Analysis (not a test): which lines the default set's re-reading stage should read again, scored offline.
 
-  .venv/bin/python scripts/reread_trigger_analysis.py collect [--pages hard] [--data FILE]
-  .venv/bin/python scripts/reread_trigger_analysis.py score [--grid] [--data FILE]
+  .venv/bin/python scripts/reread_trigger_analysis.py collect [--pages hard] [--data FILE] [--rec JSON]
+  .venv/bin/python scripts/reread_trigger_analysis.py score [--grid] [--data FILE] [--rec JSON]
+
+--rec: RecConfig values other than the triggers' (e.g. '{"min_width": 96, "margin": 16}') for both commands: the
+pages are read with them and the cost counts the batches' widths by them.
 
 `collect` reads every labelled page (and the two real scans) once with the default set (under the old trigger,
 TODAY) and, at the re-reading stage, records for every line both readings: the first recogniser's (PP-OCRv6 tiny,
@@ -93,7 +96,8 @@ def collect(args) -> None:
             return page
 
     # the pages go on with today's trigger, so their results check the offline scoring of it
-    session = OrtWorker(models="ppocr-v6-tiny", threads=2).session(TODAY)
+    config = {**TODAY, "rec": {**TODAY["rec"], **args.rec}}
+    session = OrtWorker(models="ppocr-v6-tiny", threads=2).session(config)
     k = next(j for j, s in enumerate(session.stages) if s.name == "reread")
     session.stages[k] = Recorder(session.pipeline)
     out = []
@@ -285,7 +289,10 @@ def main(argv=None) -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--grid", action="store_true", help="score: also a grid of the new rule's thresholds and "
                                                         "leave-one-page-out on the hard pages")
+    ap.add_argument("--rec", type=json.loads, default={}, help="RecConfig values (JSON) besides the triggers'")
     args = ap.parse_args(argv)
+    global REC
+    REC = dataclasses.replace(REC, **args.rec)
     (collect if args.command == "collect" else score_main)(args)
 
 

@@ -51,6 +51,10 @@ class ClsConfig:
 class RecConfig:
     height: int = 48
     min_width: int = 320            # batch width is at least this (48 * 320/48)
+    margin: int = 0                 # blank columns kept right of a batch's widest line (0: the reference). With a
+                                    # narrow min_width a short line's last letter would otherwise touch the
+                                    # input's edge, where both recognisers read worse (README, "How the default
+                                    # was chosen")
     batch_size: int = 6
     reread_below: float = 0.0       # lines scoring below this are read again by the set's "reread" recogniser
                                     # (stages/reread.py); 0: off
@@ -121,6 +125,8 @@ class Config:
             raise RettoError(INVALID_CONFIG, "batch sizes must be at least 1")
         if self.rec.reread_letters < 1:
             raise RettoError(INVALID_CONFIG, "rec.reread_letters must be at least 1")
+        if self.rec.margin < 0 or self.rec.min_width < 1:
+            raise RettoError(INVALID_CONFIG, "rec.margin must be 0 or more and rec.min_width at least 1")
         if self.rec.reread_min_width < 0:
             raise RettoError(INVALID_CONFIG, "rec.reread_min_width must be 0 (rec.min_width) or more")
         char_filter.validate(self.rec.allow, self.rec.block)

@@ -254,27 +254,41 @@ def test_rereading_does_not_lose_words_on_the_hard_pages(worker):
     assert right["on"] >= right["off"] + 5
 
 
-def test_rereading_batches_have_their_own_minimum_width(worker, monkeypatch):
-    # The larger recogniser's time grows with the batch width, so a short line is not padded to 320 px for it
-    # (rec.reread_min_width); the first recogniser keeps the reference's 320 px. Every line is re-read here
-    # (threshold above any score) and the model inputs are watched on their way to onnxruntime.
+def test_short_lines_are_padded_by_a_margin_not_to_320_px(worker, monkeypatch):
+    # Both recognisers' time grows with the batch width, so the default set pads a short line to its own width
+    # plus rec.margin blank columns, not to the reference's 320 px; rec.reread_min_width sets the larger one's
+    # floor apart. Every line is re-read here (threshold above any score); the inputs are watched on their way
+    # to onnxruntime.
     img = Image.new("RGB", (320, 90), "white")
     ImageDraw.Draw(img).text((20, 20), "Oak 42", font=ImageFont.truetype(SANS, 40), fill="black")
     png = io.BytesIO()
     img.save(png, "PNG")
-    widths = {"rec": [], "reread": []}
+    seen = {"rec": [], "reread": []}
     real = worker.run
 
     def watched(role, x):
-        if role in widths:
-            widths[role].append(x.shape[3])
+        if role in seen:
+            seen[role].append(np.array(x))
         return real(role, x)
 
     monkeypatch.setattr(worker, "run", watched)
-    session = worker.session({"rec": {"reread_below": 1.01, "reread_min_width": 96}, "cls": {"verify": False}})
-    assert [line["text"] for line in session.run(png.getvalue()).to_dict()["lines"]] == ["Oak 42"]
-    assert widths["reread"] and max(widths["reread"]) < 320
-    assert min(widths["rec"]) >= 320
+
+    def read(config):
+        for inputs in seen.values():
+            inputs.clear()
+        session = worker.session({"rec": {"reread_below": 1.01, **config}, "cls": {"verify": False}})
+        assert [line["text"] for line in session.run(png.getvalue()).to_dict()["lines"]] == ["Oak 42"]
+        return {role: [x.shape[3] for x in inputs] for role, inputs in seen.items()}
+
+    widths = read({})
+    assert widths["rec"] and widths["reread"] and max(widths["rec"] + widths["reread"]) < 320
+    for x in seen["rec"] + seen["reread"]:
+        assert not x[..., -16:].any()          # the margin: the last 16 columns are padding (zeros)
+        assert x[..., -24:-16].any()           # and the line's ink reaches up to it
+    widths = read({"reread_min_width": 320})
+    assert min(widths["reread"]) >= 320 and max(widths["rec"]) < 320
+    widths = read({"min_width": 320, "margin": 0})   # the reference's rule
+    assert min(widths["rec"] + widths["reread"]) >= 320
 
 
 def test_the_doubtful_line_trigger_on_made_up_readings():

@@ -1,7 +1,8 @@
 """Stage `orientation` (layout.page_orientation "auto"): find a page turned 90/180/270 degrees
 (page_orientation.py: the orientation model, when the set has one, and the page's own lines must agree), turn it
 upright and run det and cls once more on it. Recognition runs once, on the final lines; boxes are always
-reported in the image as given. The evidence is kept in page.page_angle_confidence."""
+reported in the image as given. The evidence is kept in page.page_angle_confidence. A page of level lines that the
+line classifier reads upright (page_orientation.sure_upright) is upright: the model is not run."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,13 @@ class PageTurn:
         found = page.lines
         if page.strip or not found.quads:
             return page
+        if self.p.config.cls.enabled:
+            sure = page_orientation.sure_upright(found.quads, found.angles)
+            if sure is not None:
+                # Level lines, nearly all read upright: no model call (nor, in the browser, its download).
+                page.page_angle_confidence = sure
+                page.notify("orientation", {"page_angle": 0, "confidence": sure})
+                return page
         model = None
         if self.p.has("orient"):
             probs = await self.p.infer("orient", page_orientation.model_input(page.image), page)
