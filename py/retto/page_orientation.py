@@ -14,7 +14,8 @@ From the lines, two measurements:
 - the axis, from geometry: on a page turned a quarter, text lines are boxes much taller than wide;
 - the half turn, from recognition: a sample of lines is read as found and turned 180 degrees, and the page is
   turned the way that reads with more confidence (upright text reads at ~0.9+, upside-down text far lower).
-  The line classifier's 180-degree votes only decide whether that check is needed on a horizontal page, so an
+  The line classifier's 180-degree votes decide whether that check is needed on a horizontal page, and a
+  horizontal page they read nearly all upright is upright without asking the model either (sure_upright), so an
   upright page costs nothing extra.
 
 `crop_line` turns a tall crop 90 degrees counter-clockwise; that reads upright when the page was turned 90 degrees

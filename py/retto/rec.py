@@ -13,7 +13,7 @@ def batch_width(crops: list, indices: list, cfg: RecConfig) -> int:
     """int(48 * max(320/48, widest w/h in the batch)), as the reference computes it; with rec.margin, the widest
     line's width at that height plus exactly that many blank columns (and at least rec.min_width)."""
     if cfg.margin:
-        widest = max(math.ceil(cfg.height * crops[i].shape[1] / float(crops[i].shape[0])) for i in indices)
+        widest = max(math.ceil(cfg.height * crops[i].shape[1] / crops[i].shape[0]) for i in indices)
         return max(cfg.min_width, widest + cfg.margin)
     ratio = max([cfg.min_width / cfg.height] + [crops[i].shape[1] / float(crops[i].shape[0]) for i in indices])
     return int(cfg.height * ratio)
