@@ -1,10 +1,13 @@
 // The whole-interpreter Python snapshot (web/src/worker/python_snapshot.js), in one page: a cold start makes and
 // stores it; the next engine restores it (numpy, Pillow and retto already imported) and reads what the cold one
 // read; a stored snapshot whose function-table record no longer matches, one whose heap is damaged, and one of
-// another build are each dropped and rebuilt, never failing the start, with the same result again.
-import { expect, test } from './fixtures.js';
+// another build are each dropped and rebuilt, never failing the start, with the same result again. A restored
+// start is ready before any wheel arrives; a damaged wheel fails the first call with model_integrity.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST, expect, test } from './fixtures.js';
 
-test.setTimeout(240_000); // six Python starts (four fresh); ~1.7 min at load 10 on 2 cores
+test.setTimeout(300_000); // eight Python starts (four fresh); ~1.7 min at load 10 on 2 cores
 
 /** Start an engine, read baiona.png, stop it: {start, texts, boxes} and the stored record's key and sizes. */
 function startAndRead() {
@@ -86,4 +89,40 @@ test('the Python snapshot: made cold, restored warm, and rebuilt when stale or d
     await expect.poll(() => app.page.evaluate(storedRecord), { timeout: 20_000 }).toEqual(before);
   }
   expect(await app.page.evaluate(startAndRead()), 'rebuilt').toEqual({ ...cold, start: 'snapshot' });
+
+  // A restored start needs no wheel to be ready: they are held back until it is, then fetched and written before
+  // the first call runs (python_runtime.js). A wheel that fails its sha256 then fails that call, by name.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  const wheelUrl = '**/assets/pyodide/numpy-*.whl';
+  await app.context.route(wheelUrl, async (route) => { await held; await route.continue(); });
+  const early = await app.page.evaluate(() => window.Retto.create({ backend: 'wasm' })
+    .then((o) => { window.heldOcr = o; return o.info.python.start; }));
+  expect(early, 'ready with the wheels held back').toBe('snapshot');
+  release();
+  const read = await app.page.evaluate(async () => {
+    const r = await window.heldOcr.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+    window.heldOcr.terminate();
+    return r.lines.map((l) => l.text);
+  });
+  expect(read).toEqual(cold.texts);
+  await app.context.unroute(wheelUrl);
+  const wheelFile = readdirSync(join(DIST, 'assets', 'pyodide')).find((f) => /^numpy-.*\.whl$/.test(f));
+  const damagedWheel = readFileSync(join(DIST, 'assets', 'pyodide', wheelFile));
+  damagedWheel[damagedWheel.length >> 1] ^= 0xff;
+  await app.context.route(wheelUrl, (route) => route.fulfill({ body: damagedWheel, contentType: 'application/octet-stream' }));
+  const damaged = await app.page.evaluate(async () => {
+    const o = await window.Retto.create({ backend: 'wasm' });
+    try {
+      await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+      return { start: o.info.python.start, code: null };
+    } catch (e) {
+      return { start: o.info.python.start, code: e.code, message: e.message };
+    } finally {
+      o.terminate();
+    }
+  });
+  expect(damaged.start).toBe('snapshot');
+  expect(damaged.code, damaged.message).toBe('model_integrity');
+  expect(damaged.message).toMatch(/numpy-.*\.whl: sha256/);
 });

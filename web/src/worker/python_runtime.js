@@ -37,8 +37,9 @@ const SNAPSHOT_JS = { serializer(obj) {
 /** onStep(name): 'python' when the interpreter runs with numpy + Pillow, 'retto' when retto is importable;
  * mark(phase): a finer boot phase, for the timeline. snapshot: restore from (and keep) the whole-interpreter memory
  * snapshot. start: 'snapshot' | 'fresh'. A restored interpreter's site-packages (not part of the snapshot: numpy,
- * Pillow and retto are already imported from the heap) are written by writeFiles(), which the caller runs after it
- * reports ready and awaits before the first job; a fresh interpreter has them already. */
+ * Pillow and retto are already imported from the heap) are fetched and written by writeFiles(), which the caller
+ * runs after it reports ready and awaits before the first job (a wheel that fails its sha256 fails that job, code
+ * model_integrity); a fresh interpreter has them already. */
 export async function bootPython({ assetBase, manifest, log, onStep = () => {}, mark = () => {}, snapshot = true }) {
   const indexURL = new URL('pyodide/', assetBase).href;
   // The interpreter's own files start at once, beside the snapshot's read (both starts need them): the glue
@@ -46,9 +47,12 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   const early = loadRuntimeFiles(indexURL, mark);
   const wheelFiles = [...Object.keys(manifest.files).filter((f) => f.startsWith('pyodide/') && f.endsWith('.whl')).sort(),
     manifest.retto_wheel];
-  // alongside the interpreter's own files, each checked against the manifest (as loadPackage checked the lock's)
-  const wheels = wheelFiles.map((f) => fetchChecked(new URL(f, assetBase), manifest.files[f].sha256, f));
-  wheels.forEach((w) => w.catch(() => {})); // awaited below
+  // Each checked against the manifest (as loadPackage checked the lock's). A fresh start needs them to import, so
+  // they start as soon as it is known there is no snapshot; a restored interpreter has numpy, Pillow and retto in its
+  // heap, so they are fetched by writeFiles(), after ready (fetching and hashing 16 MB on this thread cost about
+  // 60 ms of a warm start).
+  let fetching = null;
+  const wheels = () => (fetching ??= wheelFiles.map((f) => fetchChecked(new URL(f, assetBase), manifest.files[f].sha256, f)));
   const options = { indexURL, stdout: (m) => log('stdout', m), stderr: (m) => log('stderr', m) };
   const key = snapshot ? await snapshotKey(manifest, PYODIDE_CORE, [shimSource, IMPORTS], sha256Hex) : null;
   const stored = snapshot ? await loadSnapshot(key, sha256Hex) : null;
@@ -65,11 +69,11 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   if (!booted) {
     // after a failed restore the early responses are spent: loadPyodide fetches those two files itself
     const files = stored ? { ...early, responses: new Map() } : early;
+    wheels().forEach((w) => w.catch(() => {})); // awaited by startFresh
     const pyodide = await startFresh(indexURL, options, wheels, key, files, mark);
     booted = { pyodide, writeFiles: async () => {}, start: 'fresh' };
   }
   const { pyodide, start } = booted;
-  await Promise.all(wheels); // a wheel that fails its sha256 fails the start, even when it is written later
   onStep('python');
   const bridge = pyodide.pyimport('retto.bridge');
   onStep('retto');
@@ -185,7 +189,7 @@ async function restore(indexURL, options, stored, wheels, early, mark) {
 
 /** Every wheel and the pyclipper shim into site-packages (the file system is not part of a snapshot). */
 async function writeSitePackages(pyodide, site, wheels) {
-  await writeWheels(pyodide.FS, site, await Promise.all(wheels));
+  await writeWheels(pyodide.FS, site, await Promise.all(wheels()));
   pyodide.FS.writeFile(`${site}/pyclipper.py`, shimSource);
   pyodide.runPython('import importlib; importlib.invalidate_caches()');
 }
