@@ -113,16 +113,26 @@ test('the Python snapshot: made cold, restored warm, and rebuilt when stale or d
   await app.context.route(wheelUrl, (route) => route.fulfill({ body: damagedWheel, contentType: 'application/octet-stream' }));
   const damaged = await app.page.evaluate(async () => {
     const o = await window.Retto.create({ backend: 'wasm' });
+    window.damagedOcr = o;
     try {
       await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
       return { start: o.info.python.start, code: null };
     } catch (e) {
       return { start: o.info.python.start, code: e.code, message: e.message };
-    } finally {
-      o.terminate();
     }
   });
   expect(damaged.start).toBe('snapshot');
   expect(damaged.code, damaged.message).toBe('model_integrity');
   expect(damaged.message).toMatch(/numpy-.*\.whl: sha256/);
+  // Served whole again, the same engine fetches the wheels again at its next call and reads.
+  await app.context.unroute(wheelUrl);
+  const again = await app.page.evaluate(async () => {
+    try {
+      const r = await window.damagedOcr.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+      return r.lines.map((l) => l.text);
+    } finally {
+      window.damagedOcr.terminate();
+    }
+  });
+  expect(again).toEqual(cold.texts);
 });

@@ -75,8 +75,8 @@ export class BootProgress {
     if (file in this.size) this.add(file, this.size[file], false);
   }
 
-  /** Boot done: files the plan allowed for but no backend used (the WebGL variants when WebGPU ran every model)
-   * count as done, so the bar ends full. */
+  /** Boot done: files the plan allowed for but the boot did not fetch (the WebGL variants when WebGPU ran every
+   * model; a restored interpreter's wheels, which come right after ready) count as done, so the bar ends full. */
   finish() {
     for (const f of Object.keys(this.size)) if (this.got[f] < this.size[f]) this.credit(f);
   }

@@ -82,7 +82,13 @@ import json, sys, numpy, PIL, retto
 json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "pillow": PIL.__version__,
             "retto": getattr(retto, "__version__", "")})`));
   let files = null;
-  const writeFiles = () => (files ??= booted.writeFiles().then(() => mark('site-packages written')));
+  // A failed fetch or check is forgotten, so the next call tries again (a network that came back, a cache that
+  // served a damaged copy); nothing is written until every wheel is in and checked.
+  const writeFiles = () => (files ??= booted.writeFiles().then(() => mark('site-packages written'), (e) => {
+    files = null;
+    fetching = null;
+    throw e;
+  }));
   return { pyodide, bridge, versions, start, writeFiles, stampShapes: shapeStamper(pyodide) };
 }
 

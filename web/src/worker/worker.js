@@ -95,7 +95,9 @@ async function init(id, options) {
     const session = pair.get(0);
     const pyWorker = pair.get(1);
     pair.destroy();
-    progress.finish(); // files the plan allowed for but no backend needed (WebGL variants when WebGPU won)
+    // files the plan allowed for but the boot did not fetch: WebGL variants when WebGPU won, and a restored
+    // interpreter's wheels (fetched right after ready)
+    progress.finish();
     progress.step('session');
     const timings = progress.timeline;
     state.ready = { ...py, ort, session, pyWorker, versions, assetBase, manifest }; // assets: pdf.js, export wheels on demand
