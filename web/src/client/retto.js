@@ -167,7 +167,8 @@ export class Retto {
     idleRecycleBytes = DEFAULT_IDLE_RECYCLE_BYTES,
     abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
-    //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it}
+    //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it,
+    //   noPythonSnapshot / pythonFirst: benchmarks of the start, see worker.js}
     // allow / block: shorthands for config.rec.allow / rec.block (read only / never these characters), which
     // Python applies (retto.char_filter), as `retto --allow` does.
     if (allow || block) config = { ...config, rec: { ...config?.rec, ...(allow ? { allow } : {}), ...(block ? { block } : {}) } };

@@ -2,7 +2,8 @@
 // Message protocol (client.js is the only sender):
 //   in:  init {options: {assetBase, backend, models, config, threads, startThreads (adaptive threads' first count:
 //        the count the replaced worker ended on), diagnostics}} (diagnostics.noPythonSnapshot:
-//        start Python without its stored memory snapshot, to measure it) | recognize {kind, data, width, height, name,
+//        start Python without its stored memory snapshot, to measure it; diagnostics.pythonFirst: start onnxruntime
+//        only once Python is up, to measure Python's start alone) | recognize {kind, data, width, height, name,
 //        pages (a PDF: read only these page numbers; the client's pool splits a document this way)}
 //        | export {record, format, sources, name} | sniff {head} (is it a PDF?) | abort {id} | runModel {name, data, dims}
 //        | python {code} (diagnostics) | crash (diagnostics: simulates an uncaught worker error)
@@ -71,6 +72,7 @@ async function init(id, options) {
     Object.values(modelBytes).forEach((p) => p.catch(() => {})); // awaited by the sessions
     const loadWebgl = () => fetchWebglModels(assetBase, manifest, modelSet);
     const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
+    if (options.diagnostics?.pythonFirst) await python;
     const ort = await OrtModels.create({ assetBase, plan, threads: options.threads, startThreads: options.startThreads, modelBytes,
       inputs: modelSet.set.inputs, loadWebgl, stamp, diagnostics: options.diagnostics, onStep: (n) => {
         if (n !== 'onnxruntime') [plan.runtime, ...RUNTIME_FILES[plan.runtime]].forEach((f) => progress.credit(`ort/${f}`));
