@@ -52,7 +52,11 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   // heap, so they are fetched by writeFiles(), after ready (fetching and hashing 16 MB on this thread cost about
   // 60 ms of a warm start).
   let fetching = null;
-  const wheels = () => (fetching ??= wheelFiles.map((f) => fetchChecked(new URL(f, assetBase), manifest.files[f].sha256, f)));
+  const fetchWheels = () => (fetching ??= wheelFiles.map((f) => {
+    const bytes = fetchChecked(new URL(f, assetBase), manifest.files[f].sha256, f);
+    bytes.catch(() => {}); // awaited together by writeSitePackages, which reports the first failure
+    return bytes;
+  }));
   const options = { indexURL, stdout: (m) => log('stdout', m), stderr: (m) => log('stderr', m) };
   const key = snapshot ? await snapshotKey(manifest, PYODIDE_CORE, [shimSource, IMPORTS], sha256Hex) : null;
   const stored = snapshot ? await loadSnapshot(key, sha256Hex) : null;
@@ -60,7 +64,7 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   let booted = null;
   if (stored) {
     try {
-      booted = { ...await restore(indexURL, options, stored, wheels, early, mark), start: 'snapshot' };
+      booted = { ...await restore(indexURL, options, stored, fetchWheels, early, mark), start: 'snapshot' };
     } catch (e) {
       log('stderr', `the stored Python snapshot did not restore (${e.message}); starting afresh`);
       await dropSnapshot();
@@ -69,8 +73,8 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   if (!booted) {
     // after a failed restore the early responses are spent: loadPyodide fetches those two files itself
     const files = stored ? { ...early, responses: new Map() } : early;
-    wheels().forEach((w) => w.catch(() => {})); // awaited by startFresh
-    const pyodide = await startFresh(indexURL, options, wheels, key, files, mark);
+    fetchWheels(); // started now, awaited by startFresh
+    const pyodide = await startFresh(indexURL, options, fetchWheels, key, files, mark);
     booted = { pyodide, writeFiles: async () => {}, start: 'fresh' };
   }
   const { pyodide, start } = booted;
@@ -151,12 +155,12 @@ async function loadRuntime(indexURL, options, early, afterCreate = async () => {
 }
 
 /** A new interpreter: unpack every wheel, import, and (key given) snapshot it and store that at once. */
-async function startFresh(indexURL, options, wheels, key, early, mark) {
+async function startFresh(indexURL, options, fetchWheels, key, early, mark) {
   const pyodide = await loadRuntime(indexURL, { ...options, ...(key ? { _makeSnapshot: true } : {}) }, early, async () => mark('python runtime made'), mark);
   mark('python booted');
   const site = sitePackages(pyodide);
   pyodide.registerJsModule('_retto_clipper', CLIPPER);
-  await writeSitePackages(pyodide, site, wheels);
+  await writeSitePackages(pyodide, site, fetchWheels);
   mark('site-packages written');
   pyodide.runPython(IMPORTS);
   mark('imported');
@@ -177,7 +181,7 @@ async function startFresh(indexURL, options, wheels, key, early, mark) {
 /** The stored interpreter: its libraries compiled while the runtime loads, placed again before its heap is
  * copied in (python_snapshot.js). Its site-packages are written back into the (not snapshotted) file system by
  * writeFiles(), later. */
-async function restore(indexURL, options, stored, wheels, early, mark) {
+async function restore(indexURL, options, stored, fetchWheels, early, mark) {
   const compiled = Promise.all(Object.entries(stored.libs).map(async ([name, bytes]) => [name, await WebAssembly.compile(bytes)]))
     .then(Object.fromEntries);
   compiled.catch(() => {}); // awaited below
@@ -190,12 +194,13 @@ async function restore(indexURL, options, stored, wheels, early, mark) {
   }, mark);
   mark('heap restored');
   pyodide.runPython(RESTORE_CHECK);
-  return { pyodide, writeFiles: () => writeSitePackages(pyodide, stored.meta.site, wheels) };
+  return { pyodide, writeFiles: () => writeSitePackages(pyodide, stored.meta.site, fetchWheels) };
 }
 
-/** Every wheel and the pyclipper shim into site-packages (the file system is not part of a snapshot). */
-async function writeSitePackages(pyodide, site, wheels) {
-  await writeWheels(pyodide.FS, site, await Promise.all(wheels()));
+/** Every wheel (fetchWheels(): their checked bytes, as promises) and the pyclipper shim into site-packages (the
+ * file system is not part of a snapshot). */
+async function writeSitePackages(pyodide, site, fetchWheels) {
+  await writeWheels(pyodide.FS, site, await Promise.all(fetchWheels()));
   pyodide.FS.writeFile(`${site}/pyclipper.py`, shimSource);
   pyodide.runPython('import importlib; importlib.invalidate_caches()');
 }
