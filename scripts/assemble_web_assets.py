@@ -64,7 +64,7 @@ EXPORT_LOCK_PACKAGES = ["fonttools"]
 # py/requirements-test.txt pins), in assets/xlsx/, installed the first time a workbook is asked for.
 XLSX_WHEELS = [("XlsxWriter==3.3.1", "xlsxwriter-3.3.1-py3-none-any.whl",
                 "8e2c89e59d733fe59e112317218c64fbbc276d90a8c144ebd6f7fa15e7ab184a")]
-# The PDF page budgets (retto.pdf_guard) read a PDF's structure with pypdf (pure Python, sha256-pinned), unpacked
+# The PDF page budgets (retto.io.pdf_guard) read a PDF's structure with pypdf (pure Python, sha256-pinned), unpacked
 # into site-packages with pdf.js, when the first PDF arrives (assets/pdf/).
 PDF_WHEELS = [("pypdf==7.1.1", "pypdf-7.1.1-py3-none-any.whl",
                "04c5680d4b4cfa04ab505b09393fc949860c34a4dad6565284d11a2f5c3ce8b1")]
@@ -72,7 +72,7 @@ ORT_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-th
              "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm",
              "ort.all.min.mjs"]
 sys.path.insert(0, str(ROOT / "py"))
-from retto import model_sets  # noqa: E402
+from retto.models import sets as model_sets  # noqa: E402
 
 
 def npm_version(pkg: str, want: str) -> Path:

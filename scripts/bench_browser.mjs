@@ -34,7 +34,7 @@ const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
 const NATIVE = `
 import json, sys, time, statistics
 from pathlib import Path
-from retto.ort_worker import OrtWorker
+from retto.native.ort_worker import OrtWorker
 rounds, threads, paths = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 session = OrtWorker(device="cpu", threads=threads).session()
 out = {}

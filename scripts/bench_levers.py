@@ -25,14 +25,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_models import load_pages, pooled, scan_bytes, score  # noqa: E402
-from retto.ort_worker import OrtWorker  # noqa: E402
+from retto.native.ort_worker import OrtWorker  # noqa: E402
 
 LEVERS_FILE = ROOT / "scripts" / "levers.json"
 MEMORY_PAGES = ("hard_deposition", "typewriter")
 
 
 def peak_mb(set_name: str, config: dict, paths: list) -> float:
-    code = ("import json, re, sys; from retto.ort_worker import OrtWorker\n"
+    code = ("import json, re, sys; from retto.native.ort_worker import OrtWorker\n"
             f"s = OrtWorker(models={set_name!r}, threads=2).session(json.loads({json.dumps(json.dumps(config))}))\n"
             f"[s.run(p) for p in {[str(p) for p in paths]!r}]\n"
             "print(int(re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) / 1024)")

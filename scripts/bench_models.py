@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "py"))
 from ocr_metrics import levenshtein, normalise_ws, reading_order_text, score_page  # noqa: E402
-from retto import model_sets  # noqa: E402
-from retto.ort_worker import OrtWorker  # noqa: E402
+from retto.models import sets as model_sets  # noqa: E402
+from retto.native.ort_worker import OrtWorker  # noqa: E402
 
 PAGES = ROOT / "tests" / "testset" / "pages"
 DATA, REFERENCE = ROOT / "tests" / "data", ROOT / "tests" / "reference"

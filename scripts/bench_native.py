@@ -61,7 +61,7 @@ def main() -> int:
     from rapidocr_onnxruntime import RapidOCR
 
     from retto import Config, Session
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
 
     worker = OrtWorker(device="cpu", threads=args.threads, models="ppocr-v4")   # the same models as RapidOCR
     ours = Session(worker, charset=worker.charset, config=Config(), backend=worker.backend,

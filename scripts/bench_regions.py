@@ -28,8 +28,8 @@ def main(argv=None) -> None:
     if args.testset:
         return score_testset(args.threads)
     import make_tables
-    from retto.image import read_image_file
-    from retto.ort_worker import OrtWorker
+    from retto.io.image import read_image_file
+    from retto.native.ort_worker import OrtWorker
     make_tables.main([])
     pages = [Path(p) for p in args.pages] or [make_tables.OUT / "region_report.png",
                                               make_tables.OUT / "bank_statement.png", ROOT / "tests/data/linn.png"]
@@ -58,7 +58,7 @@ def score_testset(threads: int) -> None:
     sys.path.insert(0, str(ROOT / "tests" / "py"))
     from ocr_metrics import score_page
     from retto.export import page_lines
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     worker = OrtWorker(threads=threads)
     modes = {"off": worker.session(), "on": worker.session({"layout": {"regions": True, "tables": True}})}
     pages = ROOT / "tests" / "testset" / "pages"

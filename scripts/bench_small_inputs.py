@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "py"))
 from ocr_metrics import cer, normalise_ws, score_page, wer  # noqa: E402
-from retto.ort_worker import OrtWorker  # noqa: E402
+from retto.native.ort_worker import OrtWorker  # noqa: E402
 
 PAGES = ROOT / "tests" / "testset" / "pages"
 LINE_PAGES = ["english_prose", "french", "german", "spanish", "invoice"]
@@ -93,7 +93,7 @@ def main() -> None:
     print(f"{'max_upscale':>11} | {'crops: det px':>13} {'det ms':>7} {'total ms':>8} {'CER':>7} {'WER':>7} | "
           f"{'strips: det px':>14} {'det ms':>7} {'total ms':>8} {'CER':>7} {'WER':>7}")
     for cap in [float(c) for c in args.caps.split(",")]:
-        from retto import det as det_mod
+        from retto.ops import det as det_mod
         session = worker.session({"det": {"max_upscale": cap}})
         cfg = session.config.det
         rows = []

@@ -203,7 +203,7 @@ async function memoryRun(browser, base, name, offOrigin) {
 const NATIVE = `
 import json, sys, time
 from pathlib import Path
-from retto.ort_worker import OrtWorker
+from retto.native.ort_worker import OrtWorker
 rounds, pages = int(sys.argv[1]), sys.argv[2:]
 session = OrtWorker(threads=2).session()
 out = {}

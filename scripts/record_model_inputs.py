@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retto.ort_worker import OrtWorker
+from retto.native.ort_worker import OrtWorker
 
 PAGES = "english_prose,english_two_column,invoice,french,photo_page"
 PAGE_DIR = Path(__file__).resolve().parent.parent / "tests" / "testset" / "pages"

@@ -39,9 +39,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_models import load_pages, scan_bytes, score  # noqa: E402
-from retto import cls, rec  # noqa: E402
+from retto.ops import cls  # noqa: E402
+from retto.ops import rec
 from retto.config import Config, RecConfig  # noqa: E402
-from retto.stages.reread import RESURRECT, doubtful  # noqa: E402
+from retto.pipeline.stages.reread import RESURRECT, doubtful  # noqa: E402
 
 DATA = ROOT / "test-artefacts" / "reread_lines.json.gz"
 REC = RecConfig()                               # batch size, height and width floor, as the stage uses them
@@ -52,8 +53,8 @@ TODAY = {"rec": {"reread_below": 0.95, "reread_word_below": 0.85, "reread_letter
 # ------------------------------------------------------------------------------------------------- collect
 
 def _line_dict(page, i, text, score, spans):
-    from retto import words
-    from retto.crop import is_turned
+    from retto.ops import words
+    from retto.ops.crop import is_turned
     box = page.lines.boxes[i]
     turned, flipped = is_turned(page.lines.quads[i]), page.lines.angles[i] == 180
     return {"text": text, "score": float(score), "box": page.to_source(box),
@@ -63,8 +64,8 @@ def _line_dict(page, i, text, score, spans):
 
 
 def collect(args) -> None:
-    from retto.ort_worker import OrtWorker
-    from retto.stages import recognition, reread
+    from retto.native.ort_worker import OrtWorker
+    from retto.pipeline.stages import recognition, reread
 
     async def read_all(p, page, role):
         """Every line read by `role` in batches by aspect (as the stages do): [(text, score, spans, letters)]."""

@@ -4,7 +4,7 @@
 Writes, per model role, one rewritten graph `<model>.webgl.onnx` (ops WebGL lacks replaced, see
 webgl_rewrite.py; dims still symbolic) and `webgl.json`: file, size and sha256 of each variant, plus every bucket
 input shape a BucketWorker can send, its output shape and the sha256 of the model stamped to it. The browser
-stamps a bucket's shape into the bytes it loaded with `retto.onnx_stamp.stamp_shapes(model, input, output)`
+stamps a bucket's shape into the bytes it loaded with `retto.models.onnx_stamp.stamp_shapes(model, input, output)`
 and may compare the sha256: one file per model ships instead of one per bucket (the rec model is 11 MB and
 has 7 buckets). Idempotent: files whose content is unchanged are not rewritten.
 """
@@ -21,8 +21,9 @@ import onnx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "scripts"))
-from retto import buckets, model_sets  # noqa: E402
-from retto.onnx_stamp import stamp_shapes  # noqa: E402
+from retto.browser import buckets  # noqa: E402
+from retto.models import sets as model_sets
+from retto.models.onnx_stamp import stamp_shapes  # noqa: E402
 from webgl_rewrite import leftover_unsupported, rewrite_ops  # noqa: E402
 
 MANIFEST_NAME = "webgl.json"
@@ -70,7 +71,7 @@ def build(out_dir: Path, models_dir: Path, set_name: str | None = None) -> dict:
     ladder = buckets.ladder_for(model_set)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = {"format": 2, "set": model_set.name, "buckets": ladder,
-              "stamp": "retto.onnx_stamp.stamp_shapes(model_bytes, bucket.input, bucket.output)",
+              "stamp": "retto.models.onnx_stamp.stamp_shapes(model_bytes, bucket.input, bucket.output)",
               "models": {}}
     for role in buckets.ROLES:
         source = model_sets.read_file(model_set, role, models_dir)

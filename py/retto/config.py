@@ -4,8 +4,24 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
-from . import char_filter, text_layer
-from .errors import INVALID_CONFIG, RettoError
+from retto.errors import INVALID_CONFIG, RettoError
+
+TEXT_LAYER_MODES = ("auto", "ocr", "text")   # document.text_layer (retto.io.text_layer reads a page's own text)
+
+
+def string_list(value, key: str) -> list:
+    """A rec.allow / rec.block value as its non-empty strings (a string or a list of strings), else an error."""
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return [v for v in value if v]
+    raise RettoError(INVALID_CONFIG, f"rec.{key} must be a string or a list of strings, not {value!r}")
+
+
+def check_text_layer_mode(mode: str) -> None:
+    if mode not in TEXT_LAYER_MODES:
+        raise RettoError(INVALID_CONFIG, f"document.text_layer must be one of {', '.join(TEXT_LAYER_MODES)}, "
+                                         f"not {mode!r}")
 
 
 @dataclass
@@ -95,7 +111,7 @@ class DocumentConfig:
                                     # (text_layer.py; both runtimes). Not "auto" yet: pdf.js places the text of
                                     # a page with a /UserUnit differently from PDFium (words run together)
     max_pages: int = 500            # refuse longer PDFs (pdf_too_many_pages): a stated bound on one input's work
-    # Page budgets checked before rendering (retto.pdf_guard; past one: the page error pdf_page_too_complex).
+    # Page budgets checked before rendering (retto.io.pdf_guard; past one: the page error pdf_page_too_complex).
     max_page_operators: int = 1_000_000     # drawing operators per page, forms counted each time drawn
     max_content_bytes: int = 64_000_000     # decoded content-stream bytes per page
     max_image_pixels: int = 100_000_000     # declared width x height of any image or soft mask on a page
@@ -129,8 +145,9 @@ class Config:
             raise RettoError(INVALID_CONFIG, "rec.margin must be 0 or more and rec.min_width at least 1")
         if self.rec.reread_min_width < 0:
             raise RettoError(INVALID_CONFIG, "rec.reread_min_width must be 0 (rec.min_width) or more")
-        char_filter.validate(self.rec.allow, self.rec.block)
-        text_layer.check_mode(self.document.text_layer)
+        string_list(self.rec.allow, "allow")
+        string_list(self.rec.block, "block")
+        check_text_layer_mode(self.document.text_layer)
         d = self.document
         if min(d.dpi, d.max_pages, d.max_page_operators, d.max_content_bytes, d.max_image_pixels) < 1:
             raise RettoError(INVALID_CONFIG, "document.dpi, max_pages, max_page_operators, max_content_bytes and "

@@ -16,8 +16,8 @@ PDF_ENCRYPTED = "pdf_encrypted"     # the PDF needs a password to be opened
 PDF_INVALID = "pdf_invalid"         # broken, truncated, or not a PDF at all
 PDF_EMPTY = "pdf_empty"             # a PDF with zero pages
 PDF_TOO_MANY_PAGES = "pdf_too_many_pages"   # more pages than document.max_pages
-PDF_PAGE_TOO_COMPLEX = "pdf_page_too_complex"   # a page over a drawing budget (retto.pdf_guard), refused unrendered
-PDF_PAGE_UNMEASURED = "pdf_page_unmeasured"     # a page retto.pdf_guard could not measure, refused unrendered
+PDF_PAGE_TOO_COMPLEX = "pdf_page_too_complex"   # a page over a drawing budget (retto.io.pdf_guard), refused unrendered
+PDF_PAGE_UNMEASURED = "pdf_page_unmeasured"     # a page retto.io.pdf_guard could not measure, refused unrendered
 
 
 class RettoError(Exception):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from retto.records import page_lines
+
 
 @dataclass
 class TextLine:
@@ -51,8 +53,7 @@ class OcrResult:
 
     @property
     def text(self) -> str:
-        """The lines in reading order; a table row by row, its cells separated by tabs (export.page_lines)."""
-        from .export import page_lines
+        """The lines in reading order; a table row by row, its cells separated by tabs (records.page_lines)."""
         return "\n".join(page_lines(self.to_dict()))
 
     def to_dict(self) -> dict:

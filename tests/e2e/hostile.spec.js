@@ -1,4 +1,4 @@
-// Hostile inputs in the browser (issue 23): each PDF probe's bad page is refused by retto.pdf_guard (run in
+// Hostile inputs in the browser (issue 23): each PDF probe's bad page is refused by retto.io.pdf_guard (run in
 // Pyodide, before pdf.js draws it) with the error the native CLI gives for the same file (pdf_page_too_complex, or
 // pdf_page_unmeasured when it cannot be measured), the good page is read as natively, and the renderer's resident
 // memory stays bounded; the image probes read their written text. Probes: tests/py/hostile_pdfs.py and
@@ -86,7 +86,7 @@ test('a 100 MP 16-bit grey PNG (about 200 KB) reads its text in the browser with
   expect(peak).toBeLessThanOrEqual(1500);
 });
 
-// 700 characters: a rec input of about 11,500 px, read in 3 windows (retto.rec_windows.run_async). The issue's
+// 700 characters: a rec input of about 11,500 px, read in 3 windows (retto.ops.rec_windows.run_async). The issue's
 // 5,000-character line is read natively (tests/py/test_probe_memory.py); in wasm it would take minutes.
 test('a line over the rec window limit reads in windows in the browser as natively, renderer under 1.5 GB', async ({ app }) => {
   test.setTimeout(TIMEOUT);

@@ -51,7 +51,7 @@ def clip_native(seed: int, n: int) -> dict:
     import pyclipper
 
     sys.path.insert(0, str(ROOT / "py"))
-    from retto.clip import offset_polygons
+    from retto.ops.clip import offset_polygons
 
     cases = clip_cases(seed, n)
     offset = []
@@ -72,7 +72,7 @@ def bad_inputs(out_dir: Path) -> dict:
     sys.path.insert(0, str(ROOT / "tests" / "py"))
     from PIL import Image
     from retto import RettoError
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     from test_bad_inputs import bad_files  # the native suite's own generators
 
     data = ROOT / "tests" / "data"

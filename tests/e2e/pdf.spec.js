@@ -141,7 +141,7 @@ test('pdf: on the page, a PDF + a locked one + a broken one; pages, errors, sear
   expect(listing.pdf_head).toBe('%PDF-');
 
   // Parity: the browser's document record (pdf.js pages) against the native CLI's (pypdfium2 at the same DPI,
-  // the same pixel size from retto.document.render_scale): texts identical, boxes within 1 px, line by line.
+  // the same pixel size from retto.io.document.render_scale): texts identical, boxes within 1 px, line by line.
   const doc = listing.doc;
   expect([doc.path, doc.kind, doc.page_count]).toEqual(['doc.pdf', 'pdf', want.page_count]);
   expect(doc.pages.map((p) => [p.page, p.dpi])).toEqual(want.pages.map((p) => [p.page, p.dpi]));

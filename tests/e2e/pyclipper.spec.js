@@ -1,5 +1,5 @@
 // The Pyodide `pyclipper` shim (clipper-lib 6.4.2) against the real pyclipper 1.3 on the same random cases of
-// what py/retto does with it (grow closed polygons, any join type): identical output required. Also: retto.clip
+// what py/retto does with it (grow closed polygons, any join type): identical output required. Also: retto.ops.clip
 // crosses into JS once per call whatever the number of boxes, and open paths are refused, not approximated.
 import { expect, runNative, test } from './fixtures.js';
 
@@ -15,7 +15,7 @@ test('pyclipper shim == native pyclipper on random offset cases', async ({ app }
   await app.create({ backend: 'wasm' });
   const got = JSON.parse(await app.page.evaluate((code) => window.ocr.evalPython(code), `
 import json, pyclipper
-from retto import clip
+from retto.ops import clip
 
 cases = json.loads(${JSON.stringify(JSON.stringify(native.cases))})
 offset = []

@@ -30,7 +30,7 @@ function recorder() {
 async function nativeErrorCode(bytes) {
   const out = await runNative(['-c', [
     'import sys; sys.path.insert(0, "py")',
-    'from retto.image import decode', 'from retto.errors import RettoError',
+    'from retto.io.image import decode', 'from retto.errors import RettoError',
     `try:\n    decode(bytes.fromhex("${bytes.toString('hex')}"))\nexcept RettoError as e:\n    print(e.code)`,
   ].join('\n')]);
   return out.trim();

@@ -55,7 +55,7 @@ _retto_stamp.__globals__["stamp_shapes"] = _stamp_growing_the_heap`));
   for (const m of ['det', 'cls', 'rec']) expect(gl.stats.models[m].calls, m).toBeGreaterThan(0);
   // Python called the models through the bucket padding (one session per shape), not with raw shapes.
   const wrapped = await app.page.evaluate(() => window.gl.evalPython(
-    'import gc, retto.buckets as b; [type(o).__name__ for o in gc.get_objects() if isinstance(o, b.BucketWorker)]'));
+    'import gc, retto.browser.buckets as b; [type(o).__name__ for o in gc.get_objects() if isinstance(o, b.BucketWorker)]'));
   expect(wrapped).toEqual(['BucketWorker']);
 });
 

@@ -49,7 +49,7 @@ def image_paths() -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def retto_worker():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     # The RapidOCR 1.4.4 reference set (PP-OCRv4), whatever the default set is; sha256-checked.
     return OrtWorker(device="cpu", threads=THREADS, models="ppocr-v4")
 

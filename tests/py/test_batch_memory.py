@@ -1,7 +1,7 @@
 """A batch's peak memory (issue 23: the batch's peak bounded). onnxruntime keeps, by default, a CPU memory arena
 per session, each holding the most its model ever needed; with five models per page (det, cls, page orientation,
 rec, the re-reading rec) their sum made a 200-page batch peak at 1.6 GB in one process. retto registers one arena
-for the process (`retto.ort_worker.share_cpu_arena`), which the models use in turn.
+for the process (`retto.native.ort_worker.share_cpu_arena`), which the models use in turn.
 
 The CLI reads a small batch in a subprocess that reports its own peak RSS (VmHWM). On these two pages the
 per-session arenas peaked at 744 MB (this test run on the code before the shared arena: it failed), the shared

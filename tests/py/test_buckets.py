@@ -1,4 +1,4 @@
-"""retto.buckets.BucketWorker: fixed-shape calls to the inner worker, outputs cut back, sync and async, and what
+"""retto.browser.buckets.BucketWorker: fixed-shape calls to the inner worker, outputs cut back, sync and async, and what
 padding does to real OCR results."""
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import pytest
 from ocr_metrics import levenshtein, match_lines
 from refkit import THREADS
 
-from retto import RettoError, Session, model_sets
-from retto.buckets import BucketWorker, rec_time_steps
+from retto import RettoError, Session
+
+from retto.models import sets as model_sets
+from retto.browser.buckets import BucketWorker, rec_time_steps
 
 CLASSES = 7
 

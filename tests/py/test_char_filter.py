@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw, ImageFont
 from refkit import png_bytes, run_ours
 
 from retto import RettoError
-from retto.char_filter import class_mask
+from retto.ops.char_filter import class_mask
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 FIELD = "Ref: AB 40517"      # the ground truth: letters, a colon and a number

@@ -243,7 +243,7 @@ def _multi_frame(fmt: str) -> bytes:
 
 @pytest.mark.parametrize("fmt, word", [("GIF", "frames"), ("TIFF", "pages"), ("PNG", "frames"), ("WEBP", "frames")])
 def test_decode_warns_about_unread_frames(fmt, word):
-    from retto.image import decode_with_warnings
+    from retto.io.image import decode_with_warnings
     arr, notes = decode_with_warnings(_multi_frame(fmt))
     assert notes == [f"this file has 2 {word}; only the first was read"]
     assert arr.min() == 0 and arr.max() == 255          # the first frame (text on white), not the black one
@@ -294,7 +294,7 @@ def test_eps_is_never_opened_by_pillow(monkeypatch):
     from PIL import EpsImagePlugin
 
     from retto import RettoError
-    from retto.image import SAFE_FORMATS, decode
+    from retto.io.image import SAFE_FORMATS, decode
 
     def refuse(*a, **k):
         raise AssertionError("EpsImagePlugin was used")

@@ -116,7 +116,7 @@ def alto_schema():
 
 
 def two_pages(first: dict, second: dict) -> dict:
-    from retto import document
+    from retto.io import document
     return document.document_record("doc.pdf", [document.page_record(first, 1, dpi=200),
                                                 document.page_error(2, "internal_error", "page 2 broke"),
                                                 document.page_record(second, 3, dpi=200)], 3)
@@ -158,7 +158,7 @@ def test_hocr_and_alto_of_a_document_have_one_page_per_read_page(alto_schema):
 def test_real_pages_in_hocr_carry_every_word_and_alto_validates(reference_runs, alto_schema):
     """OCR of two pinned pages as one document: hOCR has every word, in order, with its bbox and x_wconf."""
     pages = [reference_runs(n)["ours"] for n in ("typewriter", "baiona")]
-    from retto import document
+    from retto.io import document
     doc = document.document_record("scan.pdf", [document.page_record(p, i, dpi=200)
                                                 for i, p in enumerate(pages, 1)], 2)
     root = ET.fromstring(export.render(doc, "hocr"))

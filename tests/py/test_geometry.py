@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from retto.geometry import dilate_2x2, label_runs, min_area_rect, order_quad, reading_order
+from retto.ops.geometry import dilate_2x2, label_runs, min_area_rect, order_quad, reading_order
 
 
 def rect(cx, cy, w, h, deg):

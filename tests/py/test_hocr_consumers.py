@@ -15,7 +15,9 @@ import pytest
 
 from refkit import ROOT, run_ours
 
-from retto import document, export
+from retto import export
+
+from retto.io import document
 
 XHTML = "{http://www.w3.org/1999/xhtml}"
 ALTO = "{http://www.loc.gov/standards/alto/ns-v4#}"
@@ -63,7 +65,7 @@ def test_scribe_imports_every_line_and_word_with_our_boxes(hocr_files):
             for line, scribe_line in zip(page["lines"], got["lines"]):
                 words = export.line_words(line)
                 # Scribe keeps a line's box as the union of its words' boxes (its own rule, not hOCR's bbox).
-                assert scribe_line["bbox"] == list(export._union([w["box"] for w in words]))
+                assert scribe_line["bbox"] == list(export.xml.union([w["box"] for w in words]))
                 assert [w["text"] for w in scribe_line["words"]] == [w["text"] for w in words]
                 assert [w["bbox"] for w in scribe_line["words"]] == [list(export.bounds(w["box"])) for w in words]
                 assert [w["conf"] for w in scribe_line["words"]] == [round(100 * w["score"]) for w in words]
@@ -116,7 +118,7 @@ def test_baseline_lies_where_the_glyphs_rest(pages):
     baseline. Ours must be within a sixth of the line height of it, at the line's middle."""
     truth = json.loads(DARK_UI.with_suffix(".gt.json").read_text(encoding="utf-8"))
     ink = {ln["text"]: ln["box"] for ln in truth["lines"]}
-    from retto.line_metrics import measure
+    from retto.ops.line_metrics import measure
     checked = 0
     for line in pages[2]["lines"]:
         if line["text"] not in ink or re.search(r"[gjpqyQ,;()\[\]{}/|@$_]", line["text"]):

@@ -13,7 +13,7 @@ from refkit import ROOT, run_cli_peak
 import hostile_pdfs
 from retto.config import Config, DocumentConfig
 from retto.errors import PDF_PAGE_TOO_COMPLEX, PDF_PAGE_UNMEASURED
-from retto.pdf_guard import PageGuard
+from retto.io.pdf_guard import PageGuard
 
 DATA = ROOT / "tests" / "data"
 
@@ -81,7 +81,7 @@ def test_forms_count_as_often_as_they_are_drawn():
 
 
 def test_a_pdf_pypdf_cannot_parse_gets_the_renderers_error_and_no_page_unmeasured():
-    from retto import pdf_native
+    from retto.native import pdf_render as pdf_native
     from retto.errors import RettoError
     garbage = b"%PDF-1.4\nnot really a pdf"
     assert PageGuard(garbage, Config().document).check(0).code == PDF_PAGE_UNMEASURED   # if a renderer opened it
@@ -92,7 +92,7 @@ def test_a_pdf_pypdf_cannot_parse_gets_the_renderers_error_and_no_page_unmeasure
 
 def test_without_pypdf_every_page_is_refused_unmeasured(monkeypatch):
     """Fail closed: with no reader to measure them, pages are not handed to the renderer."""
-    from retto import pdf_native
+    from retto.native import pdf_render as pdf_native
     monkeypatch.setitem(sys.modules, "pypdf", None)   # what `import pypdf` meets when it is not installed
     count, pages = pdf_native.pdf_pages(hostile_pdfs.path_operators(3000), Config())
     assert count == 2
@@ -118,7 +118,7 @@ def test_inline_images_type3_glyphs_and_pattern_cells_are_counted_at_the_budget_
 
 def test_structures_the_renderers_read_differently_get_one_answer_natively():
     """The browser gives the same (tests/e2e/hostile.spec.js compares the two runtimes' records)."""
-    from retto import pdf_native
+    from retto.native import pdf_render as pdf_native
     from retto.errors import RettoError
     cfg = Config()
     count, pages = pdf_native.pdf_pages(hostile_pdfs.lying_count(5), cfg)   # /Count 5, one page
@@ -138,7 +138,7 @@ def test_structures_the_renderers_read_differently_get_one_answer_natively():
 def test_a_permissions_only_aes_pdf_is_read(retto_session, revision):
     """pypdf cannot decrypt AES here (no crypto library in either runtime), so the guard cannot measure such a
     file; it must still be read, as both renderers open it without a password (hostile.spec.js: the browser too)."""
-    from retto import pdf_native
+    from retto.native import pdf_render as pdf_native
     data = hostile_pdfs.aes_permissions_only(revision)
     assert b"/AESV" in data and b"Total due" not in data   # really encrypted, the text not in the clear
     count, pages = pdf_native.pdf_pages(data, Config())

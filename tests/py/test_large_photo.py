@@ -43,7 +43,7 @@ def photo(tmp_path_factory):
 # count the parent's, which Linux carries over into the child at exec.
 CHILD = """
 import json, re, sys
-from retto.ort_worker import OrtWorker
+from retto.native.ort_worker import OrtWorker
 def peak_mb():
     return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) / 1024
 result = OrtWorker(threads=2).session().run(sys.argv[1]).to_dict()
@@ -68,7 +68,7 @@ def test_a_47_mp_photo_is_read_in_bounded_memory_with_full_size_boxes(photo):
 DECODE = """
 import re, sys
 from retto.config import GlobalConfig
-from retto.image import decode_scaled
+from retto.io.image import decode_scaled
 def peak_mb():
     return int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) / 1024
 g = GlobalConfig()
@@ -92,7 +92,7 @@ def test_decoding_a_47_mp_photo_costs_what_the_pipeline_uses_not_the_whole_photo
 
 @pytest.fixture(scope="module")
 def session():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     return OrtWorker(threads=2).session()
 
 

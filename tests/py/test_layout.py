@@ -21,8 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_testset  # noqa: E402
 
-from retto import Config, RettoError, model_sets  # noqa: E402
-from retto.layout import analyse  # noqa: E402
+from retto import Config, RettoError  # noqa: E402
+
+from retto.models import sets as model_sets
+from retto.ops.layout import analyse  # noqa: E402
 
 PAGES = make_testset.OUT
 LAYOUT_PAGES = {  # page -> the clockwise turn it was rendered with
@@ -34,7 +36,7 @@ LAYOUT_PAGES = {  # page -> the clockwise turn it was rendered with
 
 @pytest.fixture(scope="module")
 def session():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     make_testset.main()                               # idempotent
     return OrtWorker(threads=THREADS).session()       # the default set, its own config (layout on)
 

@@ -1,4 +1,4 @@
-"""Very long lines are recognised in overlapping windows (retto.rec_windows, issue 23) and read as when run whole;
+"""Very long lines are recognised in overlapping windows (retto.ops.rec_windows, issue 23) and read as when run whole;
 high-bit-depth grey is scaled to 8 bits in bands, with the same pixels as the whole-image formula."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from ocr_metrics import cer
-from retto import image as retto_image
-from retto import rec_windows
+from retto.io import image as retto_image
+from retto.ops import rec_windows
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"   # Debian fonts-dejavu-core
 
@@ -52,7 +52,7 @@ def test_stitching_gives_back_what_a_whole_run_gives_for_a_position_wise_model()
 
 @pytest.fixture(scope="module")
 def session():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     return OrtWorker(threads=2).session()
 
 

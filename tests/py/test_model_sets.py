@@ -16,8 +16,10 @@ import pytest
 from ocr_metrics import score_page
 from refkit import ROOT, THREADS
 
-from retto import RettoError, model_sets
-from retto.ort_worker import OrtWorker
+from retto import RettoError
+
+from retto.models import sets as model_sets
+from retto.native.ort_worker import OrtWorker
 
 SETS = [s.name for s in model_sets.available()]
 PAGES = ROOT / "tests" / "testset" / "pages"

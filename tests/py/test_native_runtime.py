@@ -11,9 +11,9 @@ import onnxruntime as ort
 import pytest
 
 from retto import RettoError
-from retto import model_sets
-from retto.models import default_models_dir
-from retto.ort_worker import OrtWorker, parse_device, provider_list
+from retto.models import sets as model_sets
+from retto.models.files import default_models_dir
+from retto.native.ort_worker import OrtWorker, parse_device, provider_list
 
 
 def test_parse_device():
@@ -191,7 +191,7 @@ def test_dark_16_bit_gray_keeps_its_scale():
     import numpy as np
     from PIL import Image
 
-    from retto.image import decode
+    from retto.io.image import decode
     buf = io.BytesIO()
     Image.fromarray(np.full((8, 8), 200, np.uint16)).save(buf, "PNG")
     assert decode(buf.getvalue()).max() == 1            # 200 / 65535 * 255 rounds to 1

@@ -17,7 +17,7 @@ from refkit import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import optimise_models  # noqa: E402
 
-from retto import model_sets  # noqa: E402
+from retto.models import sets as model_sets  # noqa: E402
 
 V4 = model_sets.load("ppocr-v4")
 

@@ -1,9 +1,11 @@
-"""retto.document: the page-size rule both runtimes render to, the page limits, the records."""
+"""retto.io.document: the page-size rule both runtimes render to, the page limits, the records."""
 from __future__ import annotations
 
 import pytest
 
-from retto import Config, RettoError, document
+from retto import Config, RettoError
+
+from retto.io import document
 
 
 def test_page_size_is_points_at_the_dpi():

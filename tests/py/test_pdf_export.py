@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from retto import document, export
+from retto import export
 
 # pdftotext -bbox positions vs our word boxes (points): coordinates are written with 0.01 pt, and poppler gives a
+
+from retto.io import document
 # slanted word (up to ~3 degrees in these pages) the box of its baseline run, which differs from the axis-aligned
 # box around the slanted quad by up to height * sin(angle), about 0.4 pt here. 1 pt (2.8 px at 200 DPI) covers
 # both while staying far below a character's width.

@@ -17,8 +17,9 @@ from PIL import Image
 
 import pdf_fixtures as F
 import refkit
-from retto import Config, RettoError, pdf_native
-from retto.image import decode
+from retto import Config, RettoError
+from retto.native import pdf_render as pdf_native
+from retto.io.image import decode
 
 CFG = Config()
 

@@ -14,8 +14,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ocr_metrics import score_page
 from refkit import ROOT, THREADS
-from retto import page_orientation, words
-from retto.image import paper_colour
+from retto.ops import page_orientation
+from retto.ops import words
+from retto.io.image import paper_colour
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_testset  # noqa: E402
@@ -26,7 +27,7 @@ SANS = "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
 
 @pytest.fixture(scope="module")
 def worker():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     make_testset.main()                               # idempotent
     return OrtWorker(threads=THREADS)                 # the default set
 
@@ -296,7 +297,7 @@ def test_the_doubtful_line_trigger_on_made_up_readings():
     # Expected by hand from the rules in stages/reread.py's docstring, for the default's thresholds (line < 0.95,
     # or < 0.97 with at least 2 letters or digits below 0.8) and for the old ones (line < 0.95 or a word < 0.85).
     from retto.config import RecConfig
-    from retto.stages.reread import doubtful
+    from retto.pipeline.stages.reread import doubtful
     texts = [("Tine", 0.90), ("hedge six", 0.96), ("the index", 0.96), ("fiIl a super", 0.975),
              ("“Well,”", 0.96), ("a table cell", 0.98)]
     spans = [[("Tine", 0, 1, 0.90)], [("hedge", 0, .5, 0.93), ("six", .5, 1, 0.99)],
@@ -317,7 +318,7 @@ def test_the_doubtful_line_trigger_on_made_up_readings():
 
 
 def test_letter_scores_leave_out_spaces_and_punctuation():
-    from retto.stages.recognition import letter_scores
+    from retto.pipeline.stages.recognition import letter_scores
     labels = ["", "a", "1", "“", "é", " ", "字"]
     steps = [(1, 0, 0, 0.9), (5, 2, 3, 0.5), (3, 4, 4, 0.4), (2, 6, 6, 0.7), (4, 8, 9, 0.6), (6, 11, 11, 0.3)]
     assert letter_scores(steps, labels) == [0.9, 0.7, 0.6, 0.3]
@@ -359,7 +360,7 @@ def inside(inner, outer, margin=0):
 
 
 def test_content_box_holds_the_text_with_a_margin_on_32_px_sides():
-    from retto.content_box import MARGIN, content_box
+    from retto.ops.content_box import MARGIN, content_box
     img = blank_page()
     a = text_at(img, (150, 200), "Oak 42 and a longer line of text")
     b = text_at(img, (700, 520), "faint words", fill=(185, 185, 185))   # light grey on white still counts
@@ -372,7 +373,7 @@ def test_content_box_holds_the_text_with_a_margin_on_32_px_sides():
 
 
 def test_content_box_ignores_lone_specks_but_keeps_a_lone_digit():
-    from retto.content_box import content_box
+    from retto.ops.content_box import content_box
     img = blank_page()
     text = text_at(img, (150, 200), "Some text near the top")
     px = img.load()
@@ -387,7 +388,7 @@ def test_content_box_ignores_lone_specks_but_keeps_a_lone_digit():
 
 
 def test_content_box_is_none_for_a_blank_or_full_page():
-    from retto.content_box import content_box
+    from retto.ops.content_box import content_box
     assert content_box(np.asarray(blank_page())) is None
     full = blank_page(800, 600)
     text_at(full, (10, 10), "top left")

@@ -23,6 +23,7 @@ from pdf_fixtures import garbage_pdf, image_pdf, vector_text_pdf
 from refkit import DATA, ROOT
 
 from retto import cli, export
+from retto.io.inputs import collect_inputs
 from retto.scale.output import read_rows
 from retto.scale.rows import SCHEMA
 
@@ -205,7 +206,7 @@ def test_killed_run_resumes_with_every_page_once(ray_cluster, inputs, cli_record
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     first = read_rows(str(out))
-    total_inputs = len(cli.collect_inputs([many]))
+    total_inputs = len(collect_inputs([many]))
     done_before = len(set(first.column("path").to_pylist()))
     assert 0 < done_before < total_inputs, "killed half-way"
 

@@ -69,7 +69,7 @@ def test_retried_rows_are_dropped():
 def test_actors_find_models_through_retto_models_dir(tmp_path, monkeypatch):
     """An actor on a node without the source tree is pointed at a models folder by $RETTO_MODELS_DIR."""
     from retto.errors import RettoError
-    from retto.models import default_models_dir
+    from retto.models.files import default_models_dir
     from retto.scale.predictor import PagePredictor
     repo_models = default_models_dir()
     models = tmp_path / "models"

@@ -13,7 +13,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from refkit import ROOT
 
-from retto import Session, model_sets
+from retto import Session
+
+from retto.models import sets as model_sets
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 WORDS = ["apple", "bread", "cheese", "dates", "eggs", "flour", "grapes", "honey", "melon", "lemon"]
@@ -47,7 +49,7 @@ def long_line() -> tuple[bytes, str]:
 # work's alone (not the test process's, which holds other sessions and images).
 MEASURE = r"""
 import json, re, sys
-from retto.ort_worker import OrtWorker
+from retto.native.ort_worker import OrtWorker
 session = OrtWorker(threads=2).session()
 out = {}
 for path in sys.argv[1:]:
@@ -136,7 +138,7 @@ def grid_page(cols: int, rows: int) -> bytes:
 def test_a_page_of_1204_separate_words_is_read_to_the_bottom():
     """Over the reference's 1000 candidates (which kept only the top of such a page, silently): the sets raise
     the cap, so the whole page is read."""
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     session = OrtWorker(threads=2).session()
     result = session.run(grid_page(28, 43)).to_dict()
     assert len(result["lines"]) >= 0.95 * 28 * 43, len(result["lines"])
@@ -145,7 +147,7 @@ def test_a_page_of_1204_separate_words_is_read_to_the_bottom():
 
 
 def test_a_cap_that_still_applies_is_said():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     session = OrtWorker(threads=2).session({"det": {"max_candidates": 50}})
     result = session.run(grid_page(10, 10)).to_dict()
     assert any("text regions; only the first 50 were read" in w for w in result["warnings"]), result["warnings"]

@@ -9,13 +9,14 @@ import onnxruntime as ort
 import pytest
 
 from retto import Config, RettoError
-from retto import cls as cls_stage
-from retto import det, rec
+from retto.ops import cls as cls_stage
+from retto.ops import det
+from retto.ops import rec
 from retto.config import ClsConfig, DetConfig
-from retto.crop import crop_line
-from retto.image import resize_linear, warp_quad
-from retto import model_sets
-from retto.models import read_charset
+from retto.ops.crop import crop_line
+from retto.io.image import resize_linear, warp_quad
+from retto.models import sets as model_sets
+from retto.models.files import read_charset
 
 
 def test_det_input_size_uses_half_to_even_rounding():

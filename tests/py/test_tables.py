@@ -42,7 +42,7 @@ SCORED_REGIONS = ("header", "title", "text", "figure", "figure_caption", "table_
 
 @pytest.fixture(scope="session")
 def tables_worker():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     return OrtWorker(threads=THREADS)
 
 
@@ -118,7 +118,7 @@ def rect_of(box) -> list:
 
 
 def test_region_pages_find_their_regions_and_read_header_first_footer_last(table_runs):
-    from retto.regions import iou
+    from retto.ops.regions import iou
     import numpy as np
     found, total, right, predicted = Counter(), Counter(), Counter(), Counter()
     missed, extra = [], []
@@ -197,7 +197,7 @@ def test_a_chart_and_its_caption_are_read_together_in_two_columns(table_runs):
     right paragraphs, the table's caption, table, footer). The premise: a plain XY-cut of the same lines (layout.analyse, line by line, as
     before figures and captions were kept together) reads the paragraph beside the chart between its labels
     and its caption."""
-    from retto import layout
+    from retto.ops import layout
     result, _gt, page, _text = table_runs["region_columns"]
     regions = page["regions"]
 
@@ -333,7 +333,9 @@ def test_cli_writes_a_csv_per_table_and_a_workbook_per_input(table_runs, tmp_pat
     written by the CLI's Sink from the session's result (the models load once per run: seconds)."""
     import openpyxl
     from PIL import Image
-    from retto.cli import InterruptGuard, Sink, main
+    from retto.cli import main
+    from retto.cli.progress import InterruptGuard
+    from retto.cli.sink import Sink
     result, gt, _page, _text = table_runs["spanning_sales"]
     want = gt_rows(gt)
     blank = tmp_path / "blank.png"
@@ -367,7 +369,7 @@ def test_cli_writes_a_csv_per_table_and_a_workbook_per_input(table_runs, tmp_pat
 def test_markdown_and_alto_of_a_region_page_say_title_table_and_figure(table_runs):
     import numpy as np
     from retto import export
-    from retto.regions import iou
+    from retto.ops.regions import iou
     result, gt, page, _text = table_runs["region_report"]
     md = export.render({**result, "path": "p.png"}, "md")
     title = next(r for r in page["regions"] if r["type"] == "title")

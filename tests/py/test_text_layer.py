@@ -12,7 +12,7 @@ from pdf_fixtures import DEJAVU, VECTOR_LINES, image_pdf, stamped_scan_pdf, vect
 from refkit import DATA
 
 from retto import RettoError
-from retto.cli import ocr_pdf
+from retto.native.read import ocr_pdf
 from retto.config import Config
 
 SIZE = 16   # vector_text_pdf's font size; its lines start at x 36 pt, baselines at 72 + i * 2.2 * SIZE

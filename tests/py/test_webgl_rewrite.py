@@ -1,4 +1,4 @@
-"""The WebGL model variants (scripts/webgl_rewrite.py, scripts/webgl_models.py, retto.onnx_stamp), natively:
+"""The WebGL model variants (scripts/webgl_rewrite.py, scripts/webgl_models.py, retto.models.onnx_stamp), natively:
 each rewritten model, stamped to a bucket shape, computes what the original computes (max abs diff <= 1e-5) on
 random and on real inputs, contains no op WebGL lacks, and declares only static shapes."""
 from __future__ import annotations
@@ -18,11 +18,19 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import webgl_models  # noqa: E402
 from webgl_rewrite import fix_shapes, rewrite_ops  # noqa: E402
 
-from retto import Config, cls, det, model_sets, rec  # noqa: E402
-from retto.buckets import bucket_shapes, output_shape, smallest_fit, REC_WIDTHS, DET_SIDES  # noqa: E402
-from retto.crop import crop_line  # noqa: E402
-from retto.image import decode  # noqa: E402
-from retto.onnx_stamp import stamp_shapes  # noqa: E402
+from retto import Config  # noqa: E402
+
+from retto.ops import cls
+
+from retto.ops import det
+
+from retto.models import sets as model_sets
+
+from retto.ops import rec
+from retto.browser.buckets import bucket_shapes, output_shape, smallest_fit, REC_WIDTHS, DET_SIDES  # noqa: E402
+from retto.ops.crop import crop_line  # noqa: E402
+from retto.io.image import decode  # noqa: E402
+from retto.models.onnx_stamp import stamp_shapes  # noqa: E402
 
 TOLERANCE = 1e-5
 V4 = model_sets.load("ppocr-v4")

@@ -46,7 +46,7 @@ def installed(tmp_path_factory):
 
 def test_installed_package_is_the_wheel_not_the_checkout(installed):
     tmp, retto, env = installed
-    where = run(retto.parent / "python", "-c", "import retto, retto.model_sets as m; print(retto.__file__); "
+    where = run(retto.parent / "python", "-c", "import retto, retto.models.sets as m; print(retto.__file__); "
                 "print(m.PACKAGED_SETS)", cwd=tmp, env=env).stdout.split()
     assert all(str(tmp / "venv") in w and str(ROOT) not in w for w in where)
     shipped = sorted(p.name for p in Path(where[1]).glob("*.json"))

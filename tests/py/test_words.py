@@ -79,7 +79,7 @@ def bounds(box):
 
 @pytest.fixture(scope="module")
 def session():
-    from retto.ort_worker import OrtWorker
+    from retto.native.ort_worker import OrtWorker
     return OrtWorker(threads=2).session()
 
 
@@ -104,7 +104,7 @@ def test_words_spell_their_line(session):
 
 def test_word_spans_from_time_steps():
     """words.word_spans on a hand-made CTC output: 'ab c' over 10 steps of an 80 px input filled to 40 px."""
-    from retto import words
+    from retto.ops import words
     labels = ["", "a", "b", "c", " "]
     path = [1, 1, 0, 2, 4, 0, 3, 0, 0, 0]   # a a - b ' ' - c - - -
     probs = np.full((10, 5), 0.01, np.float32)

@@ -10,8 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
-from ..errors import RettoError
-from ..image import DEFAULT_MAX_FILE_BYTES
+from retto.errors import RettoError
+from retto.io.image import DEFAULT_MAX_FILE_BYTES
 
 EXPORTS = ("pdf", "hocr", "md", "alto", "text", "tsv")
 
@@ -55,30 +55,30 @@ def parse_args(argv):
 
 
 def out_uri_of(output: str) -> str:
-    from .inputs import is_uri
+    from retto.scale.inputs import is_uri
     return output if is_uri(output) else str(Path(output).resolve())
 
 
 def main(argv=None) -> int:
-    from ..cli import read_overrides
+    from retto.native.options import read_overrides
     args = parse_args(sys.argv[2:] if argv is None else argv)
     try:
-        from .inputs import is_uri, list_inputs
-        from .resources import plan as make_plan
-        from .cluster import RayConnection, RayUnavailable
-        from .pipeline import run_batch
+        from retto.scale.inputs import is_uri, list_inputs
+        from retto.scale.resources import plan as make_plan
+        from retto.scale.cluster import RayConnection, RayUnavailable
+        from retto.scale.pipeline import run_batch
     except ImportError as exc:
         print(f"retto: batch needs Ray Data and pyarrow: pip install 'retto[ray]' ({exc})", file=sys.stderr)
         return 2
     try:
         overrides = read_overrides(args.config, args)
-        from .. import model_sets
+        from retto.models import sets as model_sets
         model_sets.load(args.models, args.models_dir).make_config(overrides)   # a bad set or config: say it now
     except RettoError as err:
         print(f"retto: {err.code}: {err.message}", file=sys.stderr)
         return 2
     if not is_uri(args.output):   # checked before Ray starts, as the CLI checks --output before the models load
-        from ..cli import check_output_dir
+        from retto.io.outputs import check_output_dir
         problem = check_output_dir(Path(args.output))
         if problem:
             print(f"retto: output_failed: {problem}", file=sys.stderr)

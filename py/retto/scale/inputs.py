@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import FILE_TOO_LARGE, INVALID_IMAGE, RettoError
-from ..image import read_image_file
+from retto.errors import FILE_TOO_LARGE, INVALID_IMAGE, RettoError
+from retto.io.image import read_image_file
 
 
 def is_uri(arg: str) -> bool:
@@ -20,7 +20,7 @@ def is_uri(arg: str) -> bool:
 
 
 def list_inputs(args) -> list[dict]:
-    from ..cli import collect_inputs, path_fields
+    from retto.io.inputs import collect_inputs, path_fields
     items = []
     for arg in args:
         if is_uri(arg):
@@ -35,7 +35,7 @@ def list_inputs(args) -> list[dict]:
 def _list_uri(uri: str) -> list[dict]:
     from pyarrow import fs as pafs
 
-    from ..cli import INPUT_SUFFIXES
+    from retto.io.inputs import INPUT_SUFFIXES
     filesystem, base = pafs.FileSystem.from_uri(uri)
     info = filesystem.get_file_info(base)
     if info.type != pafs.FileType.Directory:   # a file, or missing: its own row says what went wrong

@@ -22,7 +22,7 @@ def _start(worker_args: dict, overrides) -> None:
     global _session, _start_error
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        from ..ort_worker import OrtWorker
+        from retto.native.ort_worker import OrtWorker
         _session = OrtWorker(**worker_args).session(overrides)
     except Exception as exc:   # said by describe(): a raising initializer would make the pool respawn forever
         _start_error = exc
@@ -35,7 +35,7 @@ def _describe():
 
 
 def _ocr(task):
-    from ..cli import ocr_one
+    from retto.native.read import ocr_one
     path, max_bytes, keep_data = task
     result, data = ocr_one(_session, Path(path), max_bytes)
     return result, data if keep_data else None
@@ -45,7 +45,7 @@ class JobPool:
     """The worker processes. Raises RettoError (from a worker) if the models cannot load."""
 
     def __init__(self, jobs: int, worker_args: dict, overrides, max_bytes: int, keep_data: bool):
-        from .. import model_sets
+        from retto.models import sets as model_sets
         args = {**worker_args, "threads": worker_args.get("threads") or 1}
         self.model_set = model_sets.load(args.get("models"), args.get("models_dir"))
         self.config = self.model_set.make_config(overrides)

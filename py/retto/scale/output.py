@@ -15,7 +15,7 @@ import time
 
 import pyarrow as pa
 
-from .rows import SCHEMA
+from retto.scale.rows import SCHEMA
 
 FORMATS = ("parquet", "jsonl")
 

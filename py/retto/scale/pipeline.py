@@ -14,11 +14,11 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-from .assemble import Assembler
-from .output import RowWriter
-from .predictor import PagePredictor
-from .progress import BatchProgress
-from .resources import ActorPlan
+from retto.scale.assemble import Assembler
+from retto.scale.output import RowWriter
+from retto.scale.predictor import PagePredictor
+from retto.scale.progress import BatchProgress
+from retto.scale.resources import ActorPlan
 
 MAX_ACTOR_RESTARTS = 2
 MAX_TASK_RETRIES = 2

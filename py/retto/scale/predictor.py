@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from ..errors import RettoError
-from . import rows as rows_mod
-from .inputs import read_input
+from retto.errors import RettoError
+from retto.scale import rows as rows_mod
+from retto.scale.inputs import read_input
 
 log = logging.getLogger("retto")
 
@@ -22,7 +22,7 @@ class PagePredictor:
     def __init__(self, models: str | None = None, models_dir: str | None = None, threads: int = 1,
                  device: str = "cpu", config: dict | None = None, max_file_bytes: int | None = None,
                  exports: tuple = (), out_uri: str | None = None):
-        from ..ort_worker import OrtWorker
+        from retto.native.ort_worker import OrtWorker
         worker = OrtWorker(models=models, models_dir=models_dir, threads=threads, device=device)
         self.session = worker.session(config)
         self.model_set = worker.model_set.name
@@ -35,7 +35,7 @@ class PagePredictor:
         return rows_mod.table(out)
 
     def one(self, item: dict) -> list[dict]:
-        from ..cli import ocr_data
+        from retto.native.read import ocr_data
         path = item["path"]
         try:
             data = read_input(item, self.max_file_bytes)
@@ -54,8 +54,8 @@ class PagePredictor:
         --output names them (a/x.pdf -> a/x.pdf.hocr). A failure is logged; the rows still count."""
         from pyarrow import fs as pafs
 
-        from .. import export
-        from ..cli import page_images_of
+        from retto import export
+        from retto.native.read import page_images_of
         if not export.has_result(record):
             return
         filesystem, base = pafs.FileSystem.from_uri(self.out_uri)

@@ -170,7 +170,7 @@ export class Retto {
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it,
     //   noPythonSnapshot / pythonFirst: benchmarks of the start, see worker.js}
     // allow / block: shorthands for config.rec.allow / rec.block (read only / never these characters), which
-    // Python applies (retto.char_filter), as `retto --allow` does.
+    // Python applies (retto.ops.char_filter), as `retto --allow` does.
     if (allow || block) config = { ...config, rec: { ...config?.rec, ...(allow ? { allow } : {}), ...(block ? { block } : {}) } };
     const r = new Retto({ models: models || undefined, backend, config,
       assetBase: new URL(assetBase ?? defaultAssetBase(), document.baseURI).href, threads,
@@ -293,7 +293,7 @@ export class Retto {
   }
 
   /** OCR one image; resolves with the same JSON shape as native `result.to_dict()`. A PDF resolves with the
-   *  document record (retto.document); name (default: the File's name) is its `path`. */
+   *  document record (retto.io.document); name (default: the File's name) is its `path`. */
   recognize(input, { signal, onProgress, onPage, name, pages } = {}) {
     if (signal?.aborted) return Promise.reject(abortError());
     const job = this.enqueue(async (handle) => {
@@ -348,7 +348,7 @@ export class Retto {
     });
   }
 
-  /** Whether bytes (a file's first 1024 are enough) are a PDF, by the CLI's rule (retto.document.is_pdf). */
+  /** Whether bytes (a file's first 1024 are enough) are a PDF, by the CLI's rule (retto.io.document.is_pdf). */
   isPdf(head) {
     return this.enqueue(async (handle) => {
       const copy = Uint8Array.from(head.subarray ? head : new Uint8Array(head));

@@ -64,7 +64,7 @@ export class OrtModels {
   /** plan: OrtModels.plan(); modelBytes: {det|cls|rec: bytes or a promise of them} (sessions are made in that
    * order, each as soon as its bytes are in, so det is ready first);
    * inputs: the model set's input sizes (canary shapes); loadWebgl(): Promise<{models: {det|cls|rec: {bytes, buckets}}, buckets}> (fetched only if WebGL may run a model);
-   * stamp(bytes, input, output): Promise<Uint8Array> (retto.onnx_stamp in Pyodide);
+   * stamp(bytes, input, output): Promise<Uint8Array> (retto.models.onnx_stamp in Pyodide);
    * startThreads: the adaptive rule's first count (the count the worker this one replaces ended on; default all cores);
    * onStep(name): 'onnxruntime' once the runtime is loaded, then each model's name once its session is made;
    * diagnostics: {allowSoftware?, perturbCanary?: {backend, model} or a list of them} (tests only). */

@@ -62,8 +62,8 @@ function openError(e) {
 }
 
 /** Open a PDF from its bytes (the buffer is handed to pdf.js). Returns {pdf, pageCount}. `limits`
- *  (retto.bridge.pdf_limits): pdf.js skips images over maxImageSize pixels and makes no canvas over
- *  canvasMaxAreaInBytes (RGBA), a backstop behind the page budgets retto.pdf_guard checks before each page. */
+ *  (retto.browser.bridge.pdf_limits): pdf.js skips images over maxImageSize pixels and makes no canvas over
+ *  canvasMaxAreaInBytes (RGBA), a backstop behind the page budgets retto.io.pdf_guard checks before each page. */
 export async function openPdf({ assetBase, manifest, bytes, limits = {} }) {
   const { lib, base } = await loadPdfjs(assetBase, manifest);
   const task = lib.getDocument({
@@ -103,7 +103,7 @@ export async function pdfPage(pdf, n) {
   return { page, widthPt: vp.width, heightPt: vp.height };
 }
 
-/** Draw the page on white at exactly width x height pixels (the size retto.document.render_scale decided);
+/** Draw the page on white at exactly width x height pixels (the size retto.io.document.render_scale decided);
  *  returns {canvas, rgba: ArrayBuffer of width*height*4}. Annotations are drawn from their appearance streams. */
 export async function renderPage(page, width, height) {
   const vp = viewport(page);
@@ -124,12 +124,12 @@ export async function renderPage(page, width, height) {
 }
 
 /** The page in points, /Rotate applied and /UserUnit not: pdf.js scales by the user unit, PDFium does not, and
- *  retto.document sizes pages in plain points in both runtimes (README: the user unit is ignored). */
+ *  retto.io.document sizes pages in plain points in both runtimes (README: the user unit is ignored). */
 function viewport(page) {
   return page.getViewport({ scale: 1 / (page.userUnit || 1) });
 }
 
-/** The page's text layer for retto.text_layer (which decides whether to use it): pdf.js getTextContent items as
+/** The page's text layer for retto.io.text_layer (which decides whether to use it): pdf.js getTextContent items as
  *  {text, x, y (baseline), w (advance width), size} in points, top-left origin, as displayed; horizontal items
  *  only. And the rectangles [x0, y0, x1, y1] its images are painted in (the operator list, with the graphics
  *  state's transforms followed). Nothing is decided here. */

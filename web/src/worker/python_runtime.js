@@ -1,7 +1,7 @@
 // Boots Pyodide once from the app's own origin, with numpy + Pillow, the pyclipper shim and retto: every wheel is
 // unpacked straight into site-packages (no loadPackage, no micropip), then the modules retto needs are imported.
 // That state is kept as a whole-interpreter memory snapshot (python_snapshot.js), so a warm start restores it
-// instead of loading and importing anything. Returns the pyodide instance and retto.bridge.
+// instead of loading and importing anything. Returns the pyodide instance and retto.browser.bridge.
 import shimSource from './pyclipper_shim.py?raw';
 import { fetchBytes, fetchChecked, sha256Hex } from './assets.js';
 import { offsetGroups } from './clipper_offset.js';
@@ -15,7 +15,7 @@ export const PYODIDE_CORE = ['pyodide.mjs', 'pyodide.asm.js', 'pyodide.asm.wasm'
 const IMPORTS = `
 import numpy, PIL, PIL.Image, PIL.ImageOps
 PIL.Image.preinit()
-import retto, retto.bridge, retto.session, retto.buckets, retto.model_sets, retto.document, retto.onnx_stamp
+import retto, retto.browser.bridge, retto.pipeline.session, retto.browser.buckets, retto.models.sets, retto.io.document, retto.models.onnx_stamp
 import importlib; importlib.invalidate_caches()
 `;
 /** C calls into numpy and Pillow: a restored heap whose libraries are misplaced fails here, not in a job. */
@@ -79,7 +79,7 @@ export async function bootPython({ assetBase, manifest, log, onStep = () => {}, 
   }
   const { pyodide, start } = booted;
   onStep('python');
-  const bridge = pyodide.pyimport('retto.bridge');
+  const bridge = pyodide.pyimport('retto.browser.bridge');
   onStep('retto');
   const versions = JSON.parse(pyodide.runPython(`
 import json, sys, numpy, PIL, retto
@@ -219,10 +219,10 @@ export async function installWheels(pyodide, urls) {
 }
 
 /** (model bytes, input shape, output shape) -> the model with that static shape stamped in, by
- * retto.onnx_stamp.stamp_shapes (WebGL sessions need one model per input shape). */
+ * retto.models.onnx_stamp.stamp_shapes (WebGL sessions need one model per input shape). */
 function shapeStamper(pyodide) {
   const stamp = pyodide.runPython(`
-from retto.onnx_stamp import stamp_shapes
+from retto.models.onnx_stamp import stamp_shapes
 def _retto_stamp(model, input_shape, output_shape):
     return stamp_shapes(model.to_bytes(), [int(d) for d in input_shape], [int(d) for d in output_shape])
 _retto_stamp`);

@@ -1,13 +1,13 @@
 // One model on onnxruntime-web's WebGL backend: a WebGL session accepts only the input shape it was created for,
 // so there is one session per bucket shape, made lazily from the model's WebGL variant with that shape stamped
-// in (retto.onnx_stamp, run in Pyodide). The bucket table and each stamped model's sha256 come from
+// in (retto.models.onnx_stamp, run in Pyodide). The bucket table and each stamped model's sha256 come from
 // models/webgl/webgl.json (scripts/webgl_models.py); Python's BucketWorker only ever sends those shapes.
 import { RettoWorkerError } from './errors.js';
 import { sha256Hex } from './assets.js';
 
 const key = (dims) => dims.join('x');
 
-/** Time steps PP-OCR rec emits for an input width (retto.buckets.rec_time_steps: two stride-2 convs, then a
+/** Time steps PP-OCR rec emits for an input width (retto.browser.buckets.rec_time_steps: two stride-2 convs, then a
  * 2-wide pool). */
 function recTimeSteps(width) {
   return Math.max(Math.floor(Math.ceil(Math.ceil(width / 2) / 2) / 2), 1);

@@ -11,7 +11,7 @@
 //        | page {page, pageCount, record, preview} (a PDF: each page as it is done) | result {result, stats}
 //        | error {error:{code, message}} | fatal {error}
 // A recognize of bytes that start with %PDF- is a document: pages are rendered by pdf.js (pdf_pages.js) and
-// read one by one; the result is retto.document's document record.
+// read one by one; the result is retto.io.document's document record.
 import './wasm_memory.js'; // first: it must see the runtimes create their memories
 import { fetchManifestSized, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
 import { OPTIONAL_MODELS, RUNTIME_FILES } from './backends.js';
@@ -173,9 +173,9 @@ function pyError(json) {
   return new RettoWorkerError(error.code, error.message);
 }
 
-/** Each page: pdf.js renders it at the size retto.document decides, the unchanged RGBA path reads it, and a
+/** Each page: pdf.js renders it at the size retto.io.document decides, the unchanged RGBA path reads it, and a
  *  `page` message carries its record and a JPEG of the page (for display) as soon as it is done. A page that
- *  fails gets its error record; the others go on. Resolves with the document record (retto.document). */
+ *  fails gets its error record; the others go on. Resolves with the document record (retto.io.document). */
 async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
   const s = state.ready;
   const { openPdf, pdfPage, renderPage, pageText, closePdf } = await pdfPages();
@@ -222,7 +222,7 @@ async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
         page.cleanup();
         preview = await previewOf(canvas);
         canvas.width = canvas.height = 0;
-        // retto.text_layer decides: the page's own text (source "text") or OCR ('' back).
+        // retto.io.text_layer decides: the page's own text (source "text") or OCR ('' back).
         const own = text && s.bridge.text_page(s.session, JSON.stringify(text.items), JSON.stringify(text.images),
           widthPt, heightPt, width, height, n, dpi);
         if (own) record = JSON.parse(own);
@@ -252,7 +252,7 @@ async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
   }
 }
 
-/** pypdf (retto.pdf_guard's reader), installed with pdf.js when the first PDF arrives. */
+/** pypdf (retto.io.pdf_guard's reader), installed with pdf.js when the first PDF arrives. */
 function pdfPackages() {
   const s = state.ready;
   if (!s.pdfPackages) {
@@ -263,7 +263,7 @@ function pdfPackages() {
 }
 
 // A JPEG of each page for the page to show (sent with the page's record, never kept here). The searchable PDF's
-// pictures are rendered again at export time and encoded by retto.pdf_export (the CLI's quality).
+// pictures are rendered again at export time and encoded by retto.export.pdf (the CLI's quality).
 const PREVIEW_JPEG_QUALITY = 0.85;
 const PREVIEW_MAX_SIDE = 1600; // the page shows it a few hundred pixels wide; boxes scale with it (viewBox)
 

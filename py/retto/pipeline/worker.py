@@ -1,0 +1,22 @@
+"""The Worker protocol: the only thing a runtime (native onnxruntime, the browser bridge) implements.
+
+A role names a model of the set: det, cls, rec, and the optional orient, reread, layout and table. Tensors are
+float32 numpy arrays; a browser worker returns awaitables, a native one the arrays themselves (the pipeline is a
+coroutine that accepts both). A worker that has no `run` but methods named after the roles (`det(x)`, `cls(x)`,
+`rec(x)`, the seed's shape) still works for det/cls/rec: `Pipeline` calls `worker.<role>(x)` then."""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class Worker(Protocol):
+    roles: set           # the roles this worker can run (det, cls, rec and the set's optional ones it loaded)
+
+    def run(self, role: str, x: np.ndarray) -> Any:
+        """The model's first output. det: [N,3,H,W] -> [N,1,H,W]; cls: [N,3,48,192] -> [N,2];
+        rec / reread: [N,3,48,W] -> [N,T,C]; orient: [N,3,224,224] -> [N,4]."""
+
+    def run_all(self, role: str, x: np.ndarray) -> Any:
+        """Every output of the model, in its order (the layout and table models have several)."""
