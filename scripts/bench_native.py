@@ -5,7 +5,7 @@
 Both engines get the same work per image, timed from the file's bytes to the result:
 - ours: `Session.run(file_bytes)` (decode, EXIF/mode conversion, det, cls, rec);
 - RapidOCR: Pillow decode + convert('RGB') + RGB->BGR ndarray, then `engine(ndarray)` (it cannot read the
-  1-bit palette PNGs itself, FACTS §4, so a user has to convert first).
+  1-bit palette PNGs itself, docs/facts.md §4, so a user has to convert first).
 Threads: our OrtWorker(threads=N) and RapidOCR(intra_op_num_threads=N, inter_op_num_threads=1) (RapidOCR 1.4.4
 copies these Global keys into its Det/Cls/Rec SessionOptions); the value each session really got is printed.
 One warm-up run per engine and image, then N rounds; within a round the images alternate ours/RapidOCR, and

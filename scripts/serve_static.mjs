@@ -20,7 +20,7 @@ const TYPES = {
   '.zip': 'application/zip', '.whl': 'application/zip', '.onnx': 'application/octet-stream', '.txt': 'text/plain',
 };
 
-// Everything comes from our own origin; why each extra source is there (see README "Hosting dist/ elsewhere"):
+// Everything comes from our own origin; why each extra source is there (see docs/guides/pwa-and-hosting.md):
 //  - 'wasm-unsafe-eval': compiling WebAssembly (Pyodide, its wheels' .so files, onnxruntime-web). Not 'unsafe-eval'.
 //  - the sha256 sources: the inline <style>/<script> blocks of dev.html and embed-example/index.html (the
 //    serving spec fails, naming the new hash, if one of them changes).

@@ -1,4 +1,4 @@
-"""Graph rewrites that make the PP-OCR ONNX models loadable by onnxruntime-web's WebGL backend (FACTS §6).
+"""Graph rewrites that make the PP-OCR ONNX models loadable by onnxruntime-web's WebGL backend (docs/facts.md §6).
 
 WebGL lacks HardSigmoid, HardSwish and nearest Resize, so each is replaced by ops it has, computing the same
 values: HardSigmoid(x) = Clip(alpha*x + beta, 0, 1); HardSwish(x) = x * HardSigmoid(x) with alpha 1/6, beta 1/2;

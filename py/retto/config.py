@@ -1,4 +1,4 @@
-"""Pipeline settings. Defaults are the reference values of RapidOCR 1.4.4 / PaddleOCR PP-OCRv4 (see FACTS §4)."""
+"""Pipeline settings. Defaults are the reference values of RapidOCR 1.4.4 / PaddleOCR PP-OCRv4 (see docs/facts.md §4)."""
 from __future__ import annotations
 
 import json
@@ -69,7 +69,7 @@ class RecConfig:
     min_width: int = 320            # batch width is at least this (48 * 320/48)
     margin: int = 0                 # blank columns kept right of a batch's widest line (0: the reference). With a
                                     # narrow min_width a short line's last letter would otherwise touch the
-                                    # input's edge, where both recognisers read worse (README, "How the default
+                                    # input's edge, where both recognisers read worse (docs/measurements/default-set-choice.md, "How the default
                                     # was chosen")
     batch_size: int = 6
     reread_below: float = 0.0       # lines scoring below this are read again by the set's "reread" recogniser

@@ -1,4 +1,4 @@
-// The README's embedding recipe, followed literally: a host site that got ONLY dist/retto-ocr.js and dist/assets/
+// The embedding recipe (docs/guides/component.md), followed literally: a host site that got ONLY dist/retto-ocr.js and dist/assets/
 // (copied into a folder of its own, here ocr/), its own page and its own image, served with the same headers as
 // dist/ by scripts/serve_static.mjs. The element must start, read the image as the native CLI does, and ask for
 // nothing the copy lacks. And a host that forgot assets/ must be told why nothing works.
@@ -27,7 +27,7 @@ const HOST_PAGE = `<!doctype html>
 <body><h1>My site</h1><retto-ocr id="ocr" src="scan.png"></retto-ocr></body></html>
 `;
 
-/** site/: index.html + scan.png (the host's own) + ocr/ = what the README says to copy (with or without assets/). */
+/** site/: index.html + scan.png (the host's own) + ocr/ = what docs/guides/component.md says to copy (with or without assets/). */
 function makeSite(dir, { withAssets }) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'ocr'), { recursive: true });

@@ -14,7 +14,7 @@ export const DIST = process.env.RETTO_DIST || join(ROOT, 'dist');
 export const DATA = join(ROOT, 'tests', 'data');
 export const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 
-// FACTS §6: flags that work as root in this container. Playwright gives every launch a fresh temporary
+// docs/facts.md §6: flags that work as root in this container. Playwright gives every launch a fresh temporary
 // --user-data-dir (it refuses one passed in args), so each test starts from an empty profile and cache.
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];

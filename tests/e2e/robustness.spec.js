@@ -269,7 +269,7 @@ test('a 47 MP photo: renderer peak under 1200 MB, back under 600 MB once idle, a
   // 702 MB measured before them. Adaptive threads then add 0 or ~190 MB: when the rule moves the job to its
   // one-thread onnxruntime runtime (load-dependent), that runtime's own wasm memory grows for rec and re-reading and
   // cannot reuse what the main one freed after det. Measured 862-883 MB staying on 2 threads, 1,028-1,084 MB after a
-  // switch (README, Limits and memory bounds); issue 23's bound is 1.5 GB.
+  // switch (docs/measurements/memory.md); issue 23's bound is 1.5 GB.
   expect(top(idle, 'peakMB')).toBeLessThanOrEqual(1200);
   expect(top(idle, 'rssMB')).toBeLessThan(600);
 });

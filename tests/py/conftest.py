@@ -72,7 +72,7 @@ def rapid_engine():
 def reference_runs(retto_session, rapid_engine, image_paths):
     """name -> {"ours": result dict, "rapid": [lines]} for the three reference images; computed once per run.
 
-    RapidOCR is fed the image converted to RGB by Pillow (it cannot read palette PNGs itself, FACTS §4). Ours is
+    RapidOCR is fed the image converted to RGB by Pillow (it cannot read palette PNGs itself, docs/facts.md §4). Ours is
     given the file's bytes, the way the CLI and the browser call it, so our own decoding of the 1-bit palette
     PNGs is exercised too.
     """

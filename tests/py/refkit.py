@@ -23,7 +23,7 @@ REPORT_TABLES: list[str] = []
 
 
 def load_rgb(path: Path) -> Image.Image:
-    """What a user gets when converting the file to RGB with Pillow (FACTS §5: RapidOCR is fed this)."""
+    """What a user gets when converting the file to RGB with Pillow (docs/facts.md §5: RapidOCR is fed this)."""
     with Image.open(path) as im:
         return im.convert("RGB")
 

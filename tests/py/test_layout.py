@@ -1,4 +1,4 @@
-"""Layout stages (py/retto/page_orientation.py, py/retto/layout.py): pages at any quarter turn, columns, titles,
+"""Layout stages (py/retto/ops/page_orientation.py, py/retto/ops/layout.py): pages at any quarter turn, columns, titles,
 captions, side notes and skew, on the labelled pages of scripts/make_testset.py read with the default set.
 
 Goal per page: the whole page in result order (`order_cer`) within 1 point of the line-level CER (`cer`), and the

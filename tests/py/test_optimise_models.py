@@ -58,4 +58,4 @@ def test_optimised_rec_keeps_its_dictionary_metadata(cache):
     src = model_sets.set_dir(V4, ROOT / "models") / "rec.onnx"
     made = optimise_models.optimise(src, V4.files["rec"]["sha256"])
     meta = {p.key: p.value for p in onnx.load(str(made), load_external_data=False).metadata_props}
-    assert len(meta["character"].splitlines()) == 6623  # FACTS §3: the PP-OCRv4 dictionary
+    assert len(meta["character"].splitlines()) == 6623  # docs/facts.md §3: the PP-OCRv4 dictionary

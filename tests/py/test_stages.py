@@ -20,7 +20,7 @@ from retto.models.files import read_charset
 
 
 def test_det_input_size_uses_half_to_even_rounding():
-    # FACTS §4: a 640x682 image goes to 768 (not 800) on its long side.
+    # docs/facts.md §4: a 640x682 image goes to 768 (not 800) on its long side.
     assert det.input_size(682, 640, DetConfig()) == (768, 736)
     assert det.input_size(1440, 1984, DetConfig()) == (1440, 1984)
 

@@ -89,7 +89,7 @@ def count_ops(model_bytes: bytes) -> dict:
 @pytest.mark.parametrize("role", ["det", "cls", "rec"])
 def test_no_op_webgl_lacks_is_left(role, originals, variants):
     before, after = count_ops(originals[role]), count_ops(variants[role])
-    assert before.get("HardSigmoid", 0) > 0          # the originals really have them (FACTS §6)
+    assert before.get("HardSigmoid", 0) > 0          # the originals really have them (docs/facts.md §6)
     for op in ("HardSigmoid", "HardSwish", "Resize:nearest"):
         assert after.get(op, 0) == 0, f"{role}: {after.get(op)} {op} left"
     # every removed nearest Resize became exactly one ConvTranspose

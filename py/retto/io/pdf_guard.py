@@ -79,7 +79,7 @@ class PageGuard:
         # pypdf decrypts AES only with the `cryptography` package, which neither runtime has (Pyodide's carrier
         # ships no build of it). Refusing would lose every permissions-only AES PDF (an owner password, an empty
         # user one: common for statements and forms), which both renderers open and read; so such a file is
-        # left to them, unmeasured, as before this guard (README, limits).
+        # left to them, unmeasured, as before this guard (docs/measurements/memory.md).
         self.no_aes = False
         try:
             import logging

@@ -33,7 +33,7 @@ def share_cpu_arena(ort, opts) -> None:
     and in one shared arena a page's 340 MB det block stopped fitting the space earlier pages left (200-page mix:
     1.17 GB with the pattern; 38 pages read twice: 0.65 GB without, flat over the second pass, no slower in CPU
     seconds). Turning the arena off
-    costs 16 % more CPU (every run's buffers come fresh from the kernel) (README, *Limits and memory bounds*)."""
+    costs 16 % more CPU (every run's buffers come fresh from the kernel) (docs/measurements/memory.md)."""
     if not _shared_arena:
         info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
         ort.create_and_register_allocator(info, ort.OrtArenaCfg({"arena_extend_strategy": 0}))   # powers of two

@@ -30,7 +30,7 @@ SAMPLE = 6              # lines read both ways to decide the half turn (one rec 
 FLIP_SHARE = 0.3        # below this share of 180-degree votes, a horizontal page is taken as upright unchecked
 # A level page whose line classifier reads at least this share of its text upright is upright, and the model is
 # not asked: it could not turn the page anyway (a turn needs the lines to agree). On the labelled pages the upright
-# ones read 0.87-1.00 upright, the same pages turned 180 degrees 0.00-0.69 (README, "Page layout").
+# ones read 0.87-1.00 upright, the same pages turned 180 degrees 0.00-0.69 (docs/guides/layout-and-tables.md).
 SURE_UPRIGHT = 0.9
 MIN_SCORE = 0.75        # a quarter turn needs the sample to read this well (vertical CJK columns do not)
 

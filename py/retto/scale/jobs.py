@@ -1,6 +1,6 @@
 """`retto --jobs N`: N worker processes, each with its own Session on one onnxruntime thread, over the inputs.
 
-On one machine this beats one process with N threads (measured: README, *Scale out*): a page's pipeline is part
+On one machine this beats one process with N threads (measured: docs/measurements/scale.md): a page's pipeline is part
 Python (single-threaded) and part onnxruntime, and N processes keep every core busy in both parts. Results come
 back in input order, so the CLI writes exactly what it writes without --jobs. Workers are spawned (not forked:
 onnxruntime's thread pools do not survive a fork) and ignore Ctrl-C; the parent stops them. A worker that dies

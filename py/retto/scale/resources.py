@@ -1,6 +1,6 @@
 """How many actors, with how many onnxruntime threads each, on which device.
 
-Rules (the traps seen in a prototype, see the README's *Scale out*):
+Rules (the traps seen in a prototype, see docs/guides/scale.md):
 - actors × threads ≤ the cluster's CPUs: onnxruntime spins a thread per core it is given (it ignores
   OMP_NUM_THREADS, so the count is passed explicitly), and oversubscribed cores run slower than fewer threads;
 - each actor reserves as many Ray CPUs as it runs threads, so Ray never packs more threads on a node than it has;
@@ -50,7 +50,7 @@ def plan(cpus: int, actors: int | None = None, threads: int | None = None, num_g
             raise ValueError(f"{actors} actors × {threads} threads is more than the cluster's {cpus} CPUs")
         return ActorPlan(actors, threads, float(threads), float(num_gpus), "cuda:0")
     if actors is None and threads is None:
-        actors, threads = cpus, 1   # measured: single-thread workers beat multi-thread ones (README, Scale out)
+        actors, threads = cpus, 1   # measured: single-thread workers beat multi-thread ones (docs/measurements/scale.md)
     elif actors is None:
         actors = max(1, cpus // threads)
     elif threads is None:

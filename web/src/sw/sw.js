@@ -191,7 +191,7 @@ async function offlineBytes() {
 // page empties, and open the page, which queues them (pwa.js receiveFiles). 303: the page is fetched with GET.
 // Only this app's own pages and the browser itself (the system share sheet: Sec-Fetch-Site "none") may share:
 // a form on another site, even another port of the same host, is refused before its body is read, so visiting
-// a hostile page cannot queue anything. At most SHARE_MAX_FILES files and SHARE_MAX_BYTES in all (README).
+// a hostile page cannot queue anything. At most SHARE_MAX_FILES files and SHARE_MAX_BYTES in all (docs/guides/pwa-and-hosting.md).
 const SHARE_ACTION = absolute('share-target');
 const SHARED_CACHE = 'shared-files';
 const SHARE_MAX_FILES = 20;

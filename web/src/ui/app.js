@@ -432,7 +432,7 @@ async function start() {
   receiveFiles((files, { shared = false } = {}) => {
     const add = () => addFiles({ files: files.map((file) => ({ file, path: file.name })), skipped: 0 });
     if (!shared) return add(); // "Open with": the person chose the app for these files
-    // A share is read only after a click here: arriving is not asking (README: the share target's limits).
+    // A share is read only after a click here: arriving is not asking (docs/guides/pwa-and-hosting.md: the share target's limits).
     const read = h('button', { type: 'button', id: 'read-shared' }, `Read ${plural(files.length, 'shared file')}`);
     read.addEventListener('click', () => add(), { once: true });
     $('notice').replaceChildren(`${nameList(files.map((f) => f.name))} ${files.length === 1 ? 'was' : 'were'} shared with Retto. `, read);

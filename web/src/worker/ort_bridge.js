@@ -1,5 +1,5 @@
 // The JS half of the Worker protocol: onnxruntime-web sessions for det/cls/rec, called from Python's
-// BridgeWorker (py/retto/bridge.py). Tensors cross as typed arrays: the input is a zero-copy view of the numpy
+// BridgeWorker (py/retto/browser/bridge.py). Tensors cross as typed arrays: the input is a zero-copy view of the numpy
 // buffer (PyProxy.getBuffer), the output is ORT's Float32Array, copied once into numpy on the Python side.
 import { getBackend, MODEL_NAMES, OPTIONAL_MODELS, planBackends } from './backends.js';
 import { RettoWorkerError } from './errors.js';

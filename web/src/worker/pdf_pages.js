@@ -124,7 +124,7 @@ export async function renderPage(page, width, height) {
 }
 
 /** The page in points, /Rotate applied and /UserUnit not: pdf.js scales by the user unit, PDFium does not, and
- *  retto.io.document sizes pages in plain points in both runtimes (README: the user unit is ignored). */
+ *  retto.io.document sizes pages in plain points in both runtimes (docs/guides/cli.md, PDF input: /UserUnit is ignored). */
 function viewport(page) {
   return page.getViewport({ scale: 1 / (page.userUnit || 1) });
 }

@@ -445,7 +445,7 @@ async function onMessage(ev) {
 }
 
 // onnxruntime-web's pthread workers may be started from this script (bundlers inline ORT's glue); they are
-// named em-pthread* and must keep their own onmessage, or inference hangs (FACTS §6).
+// named em-pthread* and must keep their own onmessage, or inference hangs (docs/facts.md §6).
 if (!self.name?.startsWith('em-pthread')) {
   self.onmessage = onMessage;
   self.addEventListener('error', onStrayError);

@@ -8,7 +8,7 @@ the doubtful ones. A line is doubtful when
   mean), or
 - its score is below rec.reread_letters_line_below and at least rec.reread_letters of its letters and digits were
   read with a probability below rec.reread_letter_below.
-The last rule is the default set's instead of the word rule (README, "How the default was chosen"): the lines the
+The last rule is the default set's instead of the word rule (docs/measurements/default-set-choice.md): the lines the
 larger recogniser reads better are the long lines of noisy scans, which the first one reads confidently (0.95 to
 0.97) but with several unsure letters; a clean line's unsure characters are its spaces and quote marks, which the
 larger one reads no better, and a short table cell with one weak word costs a whole 320 px batch."""
