@@ -14,7 +14,7 @@ ground-truth word read with exactly its text at its place, box IoU >= 0.5 or mut
 ocr_metrics.match_words; the real scans have no word boxes), the reading-order CER (the whole page in the result's
 line order against the ground truth's reading order: what Copy text gives), the native time (median of --rounds
 warm runs, onnxruntime CPU, 2 threads) and, with --browser (the JSON of scripts/bench_models_browser.mjs), the
-browser time (wasm). The browser's texts are the native ones (tests/e2e/model_sets.spec.js), so accuracy is
+browser time (wasm). The browser's texts are the native ones (tests/e2e/runtime/model_sets.spec.js), so accuracy is
 measured once.
 --pages NAME[,NAME] keeps only the pages whose name starts with one of them ("hard" = the hard pages, hard_*;
 "c03" or "typewriter" for a real scan). Pages whose ground truth records a "known_failure" (a defect not fixed

@@ -151,7 +151,7 @@ print(json.dumps(out))`;
 }
 
 /** The renderer processes' memory (CDP SystemInfo.getProcessInfo, then /proc/<pid>/status), as
- *  tests/e2e/robustness.spec.js rendererMemory: the largest renderer's VmRSS and VmHWM (its peak so far), MB. */
+ *  tests/e2e/runtime/robustness.spec.js rendererMemory: the largest renderer's VmRSS and VmHWM (its peak so far), MB. */
 async function rendererMemory(browser) {
   const cdp = await browser.newBrowserCDPSession();
   const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');

@@ -1,7 +1,7 @@
 // The web app manifest's screenshots (the richer install dialog): the real app from dist/, reading a page of our
 // own test set (tests/testset/pages/invoice.png: text written for this project, see scripts/make_testset.py),
 // photographed wide (1280x800, desktop) and narrow (390x844, a phone) into web/public/screenshots/. Their sizes
-// must match web/public/manifest.webmanifest (tests/e2e/install.spec.js checks the real PNG dimensions).
+// must match web/public/manifest.webmanifest (tests/e2e/pwa/install.spec.js checks the real PNG dimensions).
 // Run after scripts/setup_web.sh: node scripts/make_manifest_screenshots.mjs (then rebuild dist/ to ship them).
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';

@@ -6,7 +6,7 @@
 // is sent as that sibling with Content-Encoding when the request accepts it (Vary: Accept-Encoding).
 // Any request gets an answer (400/404/405 for bad ones) and the server keeps serving; nothing outside the
 // served dir or a mount is ever read. web/public/_headers and docs/nginx.conf repeat SECURITY_HEADERS and
-// ISOLATION_HEADERS for other hosts (tests/e2e/serving.spec.js keeps them equal).
+// ISOLATION_HEADERS for other hosts (tests/e2e/pwa/serving.spec.js keeps them equal).
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -13,7 +13,7 @@ fi
 .venv/bin/python -m pip install -q -r py/requirements-test.txt
 # RapidOCR is only the test reference; --no-deps keeps opencv-python (needs libGL) out.
 .venv/bin/python -m pip install -q --no-deps rapidocr_onnxruntime==1.4.4
-# hocr-tools only for its hocr-check (tests/py/test_hocr_consumers.py); its other deps (reportlab, Pillow) unneeded.
+# hocr-tools only for its hocr-check (tests/py/export/test_hocr_consumers.py); its other deps (reportlab, Pillow) unneeded.
 .venv/bin/python -m pip install -q --no-deps hocr-tools==1.1.1
 .venv/bin/python -m pip install -q --no-deps -e 'py[native]'
 echo "$stamp" > .venv/.retto-setup-sha256

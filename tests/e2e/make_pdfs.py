@@ -1,4 +1,4 @@
-"""PDF fixtures for the browser PDF tests (tests/e2e/pdf.spec.js), made at test time from the pinned images.
+"""PDF fixtures for the browser PDF tests (tests/e2e/page/pdf.spec.js), made at test time from the pinned images.
 
   make_pdfs.py DIR -> writes DIR/doc.pdf (2 pages: a crop of typewriter.png halved, baiona.png; each page the
                       image's pixel size at 200 DPI), DIR/locked.pdf (needs a password), DIR/broken.pdf (a PDF

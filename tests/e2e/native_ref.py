@@ -69,7 +69,7 @@ def clip_native(seed: int, n: int) -> dict:
 
 
 def bad_inputs(out_dir: Path) -> dict:
-    sys.path.insert(0, str(ROOT / "tests" / "py"))
+    sys.path[:0] = [str(ROOT / "tests" / "py"), str(ROOT / "tests" / "py" / "io")]
     from PIL import Image
     from retto import RettoError
     from retto.native.ort_worker import OrtWorker

@@ -4,7 +4,7 @@ import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
   testDir: '.',
-  testMatch: '*.spec.js',
+  testMatch: '**/*.spec.js',
   workers: 1, // 2 cores: one browser at a time keeps timings and memory sane
   fullyParallel: false,
   timeout: 15 * 60 * 1000, // linn through Pyodide + wasm takes minutes on this machine

@@ -1,5 +1,5 @@
 """Issue 23's image probes, made at test time from Debian's DejaVu Sans (fonts-dejavu-core), with the text they
-hold as ground truth; the native tests (test_probe_memory.py) and the browser's (tests/e2e/hostile.spec.js) read
+hold as ground truth; the native tests (test_probe_memory.py) and the browser's (tests/e2e/runtime/hostile.spec.js) read
 the same files.
 
   python tests/py/image_probes.py gray16 OUT.png       -> a 100 MP 16-bit grey PNG of two lines; prints {"lines"}

@@ -1,4 +1,4 @@
-// A host page's TypeScript against the shipped declarations (tests/py/test_types.py runs tsc --strict on it).
+// A host page's TypeScript against the shipped declarations (tests/py/browser/test_types.py runs tsc --strict on it).
 // The lines marked @ts-expect-error are misuses: tsc fails if any of them type-checks.
 import { Retto, RettoError, defaultPoolSize, type OcrResult, type DocumentRecord } from '../../web/types/retto-ocr.js';
 

@@ -1,6 +1,6 @@
 // JS half of the `pyclipper` shim for Pyodide (the Python half is pyclipper_shim.py).
 // npm clipper-lib 6.4.2 is the JS port of the Clipper 6.4.2 that native pyclipper 1.3 wraps, so offsets
-// computed here match native ones exactly (tests/e2e/pyclipper.spec.js proves it).
+// computed here match native ones exactly (tests/e2e/runtime/pyclipper.spec.js proves it).
 import ClipperLib from 'clipper-lib';
 
 // pyclipper numbers EndType ET_CLOSEDPOLYGON=0 … ET_OPENROUND=4; clipper-lib numbers it the other way round

@@ -1,0 +1,61 @@
+// Parity: typewriter, linn and baiona through the browser (Pyodide + onnxruntime-web wasm) against the native
+// pipeline (CLI, onnxruntime CPU) on this machine, with the same numpy 2.0.2 / Pillow 10.2.0 on both sides.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DATA, expect, runNative, test } from '../fixtures.js';
+import { diffResults } from '../compare.js';
+
+const IMAGES = ['typewriter.png', 'linn.png', 'baiona.png'];
+
+test('browser (wasm) matches native line by line on typewriter, linn, baiona', async ({ app }) => {
+  const nativeOut = runNative(['-m', 'retto', '--images', ...IMAGES.map((f) => join(DATA, f)), '--format', 'json', '--no-progress']);
+  await app.open();
+  const info = await app.create({ backend: 'wasm' });
+  expect(info.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
+  expect(info.wasm.crossOriginIsolated).toBe(true);
+  expect(info.wasm.threads).toBe(await app.page.evaluate(() => navigator.hardwareConcurrency));
+  const native = Object.fromEntries(JSON.parse(await nativeOut).map((r) => [r.path.split('/').pop(), r]));
+
+  const diffs = [];
+  for (const image of IMAGES) {
+    const { result, error } = await app.recognize(image);
+    expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
+    expect(native[image].error, `native ${image}`).toBeUndefined();
+    expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(10);
+    expect(Object.keys(result).sort()).toEqual(Object.keys(native[image]).filter((k) => k !== 'path').sort());
+    expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
+    diffs.push(...diffResults(image, result, native[image]));
+    // Adaptive threads (thread_choice.js): every job says the count in use and why; a probe ran one thread early
+    // (its third model call), so these results include calls on both runtimes.
+    const { threads } = await app.page.evaluate(() => window.ocr.lastStats);
+    expect([1, info.wasm.threads]).toContain(threads.threads);
+    expect(threads.reason).toMatch(/^(1 thread|\d+ threads): /);
+    expect(threads.calls).toBeGreaterThan(3);
+  }
+  expect(info.wasm.adaptive).toBe(true);
+  expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);
+});
+
+// The default set's accuracy stages in the browser: stacks read row by row (the answer key), white text on a
+// transparent PNG (paper colour), word breaks restored and doubtful lines re-read by the larger recogniser
+// (the receipt). Same lines, boxes and page angle as the native CLI.
+const HARD = ['hard_short_entries.png', 'hard_white_on_transparent.png', 'hard_receipt.png'];
+
+test('browser (wasm) matches native on the hard pages the accuracy stages change', async ({ app }) => {
+  const pages = join(DATA, '..', 'testset', 'pages');
+  const nativeOut = runNative(['-m', 'retto', '--images', ...HARD.map((f) => join(pages, f)), '--format', 'json', '--no-progress']);
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const native = Object.fromEntries(JSON.parse(await nativeOut).map((r) => [r.path.split('/').pop(), r]));
+  const diffs = [];
+  for (const image of HARD) {
+    const bytes = await readFile(join(pages, image));
+    const { result, error } = await app.recognize(bytes);
+    expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
+    expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(3);
+    diffs.push(...diffResults(image, result, native[image]));
+  }
+  expect(native['hard_short_entries.png'].timings.stacks, 'the answer key went through the stacks stage').toBeGreaterThan(0);
+  expect(native['hard_receipt.png'].timings.infer.reread, 'the receipt had doubtful lines re-read').toBeGreaterThan(0);
+  expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);
+});

@@ -1,0 +1,149 @@
+// The GPU backends for real, in Chromium on this machine's software renderers (SwiftShader for both WebGL and
+// WebGPU, so inputs stay small): each one runs the whole pipeline on a real crop of baiona.png and must give the
+// texts wasm gives in the same browser; the WebGPU canary's failure path (a perturbed output, caught by the real
+// comparison); and what `auto` picks and says.
+import { expect, test } from '../fixtures.js';
+import { BAIONA_FOUR_LABELS, BAIONA_ONE_LABEL, cropPng } from '../crops.js';
+
+/** Boot Retto with `options` as window[name] in the page; returns its info. */
+async function boot(app, name, options) {
+  return app.page.evaluate(async ({ name, options }) => {
+    window[name] = await window.Retto.create(options);
+    return window[name].info;
+  }, { name, options });
+}
+
+const texts = (result) => result.lines.map((l) => l.text);
+
+// WebGL runs the sets whose set file says so (their ops have WebGL kernels after the rewrites): PP-OCRv4 here.
+test('webgl: the full pipeline on a real crop gives the texts wasm gives; every model ran on WebGL; a new bucket made mid-job while the heap grows', async ({ app }) => {
+  const png = await cropPng('baiona.png', BAIONA_FOUR_LABELS);
+  await app.open();
+  await boot(app, 'wasm', { backend: 'wasm', models: 'ppocr-v4' });
+  const ref = await app.recognize(png, { ocr: 'wasm' });
+  expect(ref.error).toBeUndefined();
+  expect(ref.result.lines.length).toBeGreaterThanOrEqual(3); // the crop holds four map labels
+  await app.page.evaluate(() => window.wasm.terminate());
+
+  const info = await boot(app, 'gl', { backend: 'webgl', models: 'ppocr-v4' });
+  expect(info.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl' });
+  expect(info.runtime).toBe('ort.all.min.mjs'); // WebGL + the wasm the canary compares against
+  expect(info.probes.webgl.info.renderer).toMatch(/SwiftShader/); // what this machine has
+  for (const m of ['det', 'cls', 'rec']) expect(info.canary[m].webgl.ok, JSON.stringify(info.canary[m])).toBe(true);
+  expect(info.canary.det.webgl.input).toEqual([1, 3, 64, 64]); // small: bucket sessions come later, lazily
+  expect(info.canary.rec.webgl.argmaxMismatches).toBe(0);
+
+  // The first image is the first of its det bucket (800 px tall, upscaled to 736 wide): that bucket's session
+  // is stamped (in Pyodide) while Python awaits the run, and it must succeed on the first try. What a real page
+  // does by itself, made certain: the Python heap grows while the bucket model is stamped (a big page leaves
+  // little free heap), and growing wasm memory detaches every typed-array view of it taken before.
+  await app.page.evaluate(() => window.gl.evalPython(`
+import pyodide_js
+_stamp = _retto_stamp.__globals__["stamp_shapes"]
+def _stamp_growing_the_heap(*args):
+    size, hold = pyodide_js._module.HEAPU8.length, []
+    while pyodide_js._module.HEAPU8.length == size:
+        hold.append(bytearray(16 << 20))
+    del hold
+    return _stamp(*args)
+_retto_stamp.__globals__["stamp_shapes"] = _stamp_growing_the_heap`));
+  const gl = await app.recognize(png, { ocr: 'gl' });
+  expect(gl.error).toBeUndefined();
+  expect(gl.result.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl', layout: 'wasm', table: 'wasm' });
+  expect(gl.result.warnings).toEqual([]);
+  expect(texts(gl.result)).toEqual(texts(ref.result));
+  for (const m of ['det', 'cls', 'rec']) expect(gl.stats.models[m].calls, m).toBeGreaterThan(0);
+  // Python called the models through the bucket padding (one session per shape), not with raw shapes.
+  const wrapped = await app.page.evaluate(() => window.gl.evalPython(
+    'import gc, retto.browser.buckets as b; [type(o).__name__ for o in gc.get_objects() if isinstance(o, b.BucketWorker)]'));
+  expect(wrapped).toEqual(['BucketWorker']);
+});
+
+test('webgl is refused for a set WebGL cannot run (PP-OCRv6: Erf), with the set file\'s reason', async ({ app }) => {
+  await app.open();
+  const err = await app.page.evaluate(() => window.Retto.create({ backend: 'webgl', models: 'ppocr-v6-tiny' })
+    .then(() => null, (e) => ({ code: e.code, message: e.message })));
+  expect(err.code).toBe('backend_unavailable');
+  expect(err.message).toMatch(/Erf/);
+});
+
+test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
+  test.use({ webgpu: true });
+
+  test('webgpu: the full pipeline on a one-label crop gives the texts wasm gives', async ({ app }) => {
+    const png = await cropPng('baiona.png', BAIONA_ONE_LABEL);
+    await app.open();
+    await boot(app, 'wasm', { backend: 'wasm' });
+    const ref = await app.recognize(png, { ocr: 'wasm' });
+    expect(ref.result.lines.length).toBe(1);
+    await app.page.evaluate(() => window.wasm.terminate());
+
+    const info = await boot(app, 'gpu', { backend: 'webgpu' });
+    expect(info.backend).toEqual({ det: 'webgpu', cls: 'webgpu', rec: 'webgpu' });
+    expect(info.probes.webgpu.info.fallbackAdapter).toBe(true);
+    for (const m of ['det', 'cls', 'rec']) expect(info.canary[m].webgpu.ok, JSON.stringify(info.canary[m])).toBe(true);
+    const gpu = await app.recognize(png, { ocr: 'gpu' });
+    expect(gpu.error).toBeUndefined();
+    // The set's optional models (page orientation, re-reading) always run on wasm.
+    expect(gpu.result.backend).toEqual({ det: 'webgpu', cls: 'webgpu', rec: 'webgpu', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
+    expect(texts(gpu.result)).toEqual(texts(ref.result));
+  });
+
+  test('a WebGPU rec canary mismatch sends rec to wasm, says so, and the texts stay right', async ({ app }) => {
+    const png = await cropPng('baiona.png', BAIONA_ONE_LABEL);
+    await app.open();
+    await boot(app, 'wasm', { backend: 'wasm' });
+    const ref = await app.recognize(png, { ocr: 'wasm' });
+    await app.page.evaluate(() => window.wasm.terminate());
+
+    // The hook changes one time step's winning class in WebGPU's canary output for rec, as a wrong kernel would;
+    // the canary's own argmax comparison has to notice it.
+    const info = await boot(app, 'mixed', { backend: { det: 'wasm', cls: 'webgpu', rec: 'webgpu' },
+      diagnostics: { perturbCanary: { backend: 'webgpu', model: 'rec' } } });
+    expect(info.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm' });
+    expect(info.canary.rec.webgpu.ok).toBe(false);
+    expect(info.canary.rec.webgpu.argmaxMismatches).toBe(1);
+    expect(info.canary.cls.webgpu.ok).toBe(true);
+    expect(info.canary.det).toBeUndefined(); // det was asked on wasm: nothing to check
+    expect(info.fallbacks.rec.join(' ')).toMatch(/webgpu: canary failed: 1 of \d+ time steps/);
+    expect(info.warnings).toEqual([expect.stringMatching(/^rec: the webgpu canary failed .* so rec runs on wasm$/)]);
+
+    const mixed = await app.recognize(png, { ocr: 'mixed' });
+    expect(mixed.error).toBeUndefined();
+    expect(mixed.result.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
+    expect(mixed.result.warnings).toEqual(info.warnings);
+    expect(texts(mixed.result)).toEqual(texts(ref.result));
+  });
+
+  // On ppocr-v4, a set every backend can run (the PP-OCRv6 sets have no WebGL variant).
+  test('auto: skips software renderers and says why; with them allowed, WebGPU then WebGL then wasm by canary', async ({ app }) => {
+    await app.open();
+    const plain = await boot(app, 'a1', { backend: 'auto', models: 'ppocr-v4' });
+    expect(plain.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
+    expect(plain.runtime).toBe('ort.wasm.min.mjs'); // no GPU backend in play: the small CPU-only runtime
+    for (const m of ['det', 'cls', 'rec']) {
+      expect(plain.fallbacks[m]).toEqual([expect.stringMatching(/^webgpu: .*software fallback/),
+        expect.stringMatching(/^webgl: WebGL renderer is software \(.*SwiftShader.*\)/)]);
+    }
+    await app.page.evaluate(() => window.a1.terminate());
+
+    // Software renderers allowed (a machine with real GPUs): each model takes the first backend whose canary
+    // passes. cls's WebGPU output is perturbed, so cls must land on WebGL; then both GPUs are, so cls lands on wasm.
+    const order = await boot(app, 'a2', { backend: 'auto', models: 'ppocr-v4',
+      diagnostics: { allowSoftware: true, perturbCanary: { backend: 'webgpu', model: 'cls' } } });
+    expect(order.backend).toEqual({ det: 'webgpu', cls: 'webgl', rec: 'webgpu' });
+    expect(order.runtime).toBe('ort.all.min.mjs');
+    expect(order.canary.cls.webgpu.ok).toBe(false);
+    expect(order.canary.cls.webgl.ok).toBe(true);
+    expect(order.canary.det.webgl).toBeUndefined(); // WebGPU passed for det: WebGL never tried
+    expect(order.warnings).toEqual([expect.stringMatching(/^cls: the webgpu canary failed .*runs on webgl$/)]);
+    await app.page.evaluate(() => window.a2.terminate());
+
+    const last = await boot(app, 'a3', { backend: { det: 'wasm', cls: 'auto', rec: 'wasm' }, models: 'ppocr-v4',
+      diagnostics: { allowSoftware: true, perturbCanary: [{ backend: 'webgpu', model: 'cls' }, { backend: 'webgl', model: 'cls' }] } });
+    expect(last.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
+    expect(last.fallbacks.cls).toEqual([expect.stringMatching(/^webgpu: canary failed: max abs difference/),
+      expect.stringMatching(/^webgl: canary failed: max abs difference/)]);
+    expect(last.warnings).toHaveLength(2);
+  });
+});
