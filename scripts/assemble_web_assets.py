@@ -329,18 +329,20 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
     return manifest
 
 
-CLIENT_FORMATS = ROOT / "web" / "src" / "client" / "export_formats.json"
+PYTHON_FACTS = ROOT / "web" / "src" / "generated" / "python_facts.json"
 
 
-def write_export_formats() -> None:
-    """retto.export's formats (media type, file extension) for the browser client, which names and types
-    downloads without Python: generated here, never written by hand in JS."""
+def write_python_facts() -> None:
+    """The facts JS needs without Python (retto.browser.facts.js_facts: export formats, model roles, image and
+    PDF suffixes), for the client, the page, the component and the worker: generated here, never written by hand
+    in JS."""
     sys.path.insert(0, str(ROOT / "py"))
-    from retto.export import format_table
+    from retto.browser.facts import js_facts
 
-    body = json.dumps(format_table(), indent=1, sort_keys=True) + "\n"
-    if not CLIENT_FORMATS.is_file() or CLIENT_FORMATS.read_text() != body:
-        CLIENT_FORMATS.write_text(body)
+    body = json.dumps(js_facts(), indent=1, sort_keys=True) + "\n"
+    if not PYTHON_FACTS.is_file() or PYTHON_FACTS.read_text() != body:
+        PYTHON_FACTS.parent.mkdir(parents=True, exist_ok=True)
+        PYTHON_FACTS.write_text(body)
 
 
 def main() -> None:
@@ -353,7 +355,7 @@ def main() -> None:
     args = ap.parse_args()
     OUT = args.out.resolve()
     npm_version("clipper-lib", CLIPPER_VERSION)
-    write_export_formats()
+    write_python_facts()
     py_versions = assemble_pyodide()
     assemble_ort()
     sets, default_set = assemble_model_sets(args.sets.split(",") if args.sets else None)

@@ -3,7 +3,13 @@
 
 export type BackendName = 'wasm' | 'webgpu' | 'webgl';
 export type BackendChoice = 'auto' | BackendName | { det?: 'auto' | BackendName; cls?: 'auto' | BackendName; rec?: 'auto' | BackendName };
+/** The models every set has (retto.models.sets.ROLES). */
 export type ModelRole = 'det' | 'cls' | 'rec';
+/** The models a set may add (retto.models.sets.OPTIONAL_ROLES): page orientation, the re-reading recogniser, page
+ *  regions, table structure. In the browser they run on wasm; a result names those that the set has. */
+export type OptionalModelRole = 'orient' | 'reread' | 'layout' | 'table';
+/** What ran each model of a result: every ModelRole, and each optional model of the set. */
+export type ModelRecord<T> = Record<ModelRole, T> & Partial<Record<OptionalModelRole, T>>;
 
 /** Error codes of RettoError and of <retto-ocr>'s retto-error events. */
 export type RettoErrorCode =
@@ -39,20 +45,25 @@ export interface OcrTable { box: Quad; rows: number; cols: number; block: number
 export interface OcrResult {
   image: { width: number; height: number };
   page_angle: 0 | 90 | 180 | 270;
+  /** The evidence for page_angle, 0..1; null when the page's orientation was not checked. */
+  page_angle_confidence: number | null;
   lines: OcrLine[];
   blocks: OcrBlock[];
   regions: OcrRegion[];
   tables: OcrTable[];
+  /** Each stage's wall time (the stages the config ran) and each model's inference time (infer). */
   timings: { decode: number; det: number; cls: number; rec: number; total: number;
-    infer: Record<ModelRole, number>; orientation?: number; layout?: number; regions?: number };
-  backend: Record<ModelRole, string>;
+    infer: ModelRecord<number>; orientation?: number; stacks?: number; flip_check?: number; reread?: number;
+    layout?: number; regions?: number };
+  backend: ModelRecord<string>;
   model_set: string;
   versions: Record<string, string>;
   warnings: string[];
 }
 
-/** A PDF page that was read: its result, its number (from 1) and the DPI it was rendered at. */
-export interface PageResult extends OcrResult { page: number; dpi: number }
+/** A PDF page that was read: its result, its number (from 1), the DPI it was rendered at and where its text came
+ *  from: "ocr" (read from the rendered page) or "text" (the PDF's own text layer, config document.text_layer). */
+export interface PageResult extends OcrResult { page: number; dpi: number; source: 'ocr' | 'text' }
 export interface PageError { page: number; error: { code: RettoErrorCode; message: string } }
 
 /** What recognize() resolves with for a PDF (bytes starting with %PDF-). */

@@ -151,28 +151,40 @@ def check_declared_size(session, width: int, height: int) -> str | None:
     return None
 
 
-async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, height: int,
-                    js_progress=None) -> str:
-    """Run the pipeline on one image; returns JSON: {"result": to_dict(), "bridge": {...}} or {"error": …}."""
+async def _read_image(session, worker: BridgeWorker, image, on_progress) -> dict:
+    """One image (bytes or pixels) through the session: its result dict, with this image's WebGL fallback notes
+    in its warnings; raises RettoError (a JS failure as its code)."""
     fallback, buckets = worker.fallback, worker.buckets
     for w in (worker, fallback):
         if w is not None:
             w.copy_out_ms = 0.0
     if buckets is not None:
         buckets.fallback_notes.clear()
+    try:
+        result = (await session.run_async(image, on_progress=on_progress)).to_dict()
+    except JsException as e:
+        raise _js_error(e) from None
+    if buckets is not None and buckets.fallback_notes:
+        result["warnings"] += buckets.fallback_notes
+    return result
 
+
+def _copy_out_ms(worker: BridgeWorker) -> float:
+    return worker.copy_out_ms + (worker.fallback.copy_out_ms if worker.fallback else 0.0)
+
+
+async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, height: int,
+                    js_progress=None) -> str:
+    """Run the pipeline on one image; returns JSON: {"result": to_dict(), "bridge": {...}} or {"error": …}."""
     def on_progress(stage, info=None):
         if js_progress is not None:
             js_progress(stage, json.dumps(_counts(info)))
 
-    image = result = None
+    image = None
     try:
         image = _image_from_js(kind, data, int(width or 0), int(height or 0))
-        result = await session.run_async(image, on_progress=on_progress)
-        out = {"result": result.to_dict(),
-               "bridge": {"copy_out_ms": worker.copy_out_ms + (fallback.copy_out_ms if fallback else 0.0)}}
-        if buckets is not None and buckets.fallback_notes:
-            out["result"]["warnings"] += buckets.fallback_notes
+        out = {"result": await _read_image(session, worker, image, on_progress),
+               "bridge": {"copy_out_ms": _copy_out_ms(worker)}}
     except RettoError as e:
         out = e.to_dict()
     except JsException as e:
@@ -180,14 +192,15 @@ async def recognize(session, worker: BridgeWorker, kind: str, data, width: int, 
     finally:
         # Drop this image's arrays now (the page, its det map, the crops): the wasm heap never shrinks, but
         # freed blocks are reused by the next job instead of growing it further.
-        image = result = None
+        image = None
         gc.collect()
     return json.dumps(out, ensure_ascii=False)
 
 
 # ---- documents (PDF pages rendered by pdf.js in the worker) and exports ------------------------------------
-# The page loop runs in JS (pdf.js renders each page to RGBA); every decision about a document is made here, by
-# the same retto.io.document helpers the native CLI uses: the page limit, the pixel size of a page, the records.
+# The worker opens the PDF with pdf.js and asks here about the whole document (the page budgets, the page
+# limit); the page loop itself is retto.io.document.read_pages, the CLI's, driven by read_document below with
+# awaits into pdf.js for each page's size, text and pixels.
 
 def is_pdf(head) -> bool:
     """document.is_pdf (the CLI's rule) on an input's first bytes: the worker passes only those, not the file."""
@@ -228,7 +241,7 @@ def pdf_limits(session) -> str:
 
 def pdf_guard(session, data):
     """The document's page budgets (retto.io.pdf_guard.PageGuard over a copy of its bytes), made before pdf.js takes
-    the buffer; `pdf_page_check(guard, n)` asks about page n before it is drawn."""
+    the buffer; read_document asks it about each page before the page is drawn."""
     from retto.io.pdf_guard import PageGuard
     return PageGuard(data.to_bytes() if hasattr(data, "to_bytes") else bytes(data), session.config.document)
 
@@ -247,47 +260,96 @@ def pdf_open_error(guard, code: str, message: str) -> str:
     return json.dumps(guard.open_error(str(code), str(message)).to_dict())
 
 
-def pdf_page_check(guard, page: int) -> str | None:
-    """None, or the page's error JSON ({"error": {code, message}}) when it is over a budget (1-based page)."""
-    err = guard.check(int(page) - 1)
-    return None if err is None else json.dumps(err.to_dict())
+def _js_answer(res):
+    """A hook's answer: its value, or the RettoError of the {error: {code, message}} it returned instead."""
+    error = getattr(res, "error", None)
+    if error is not None:
+        return RettoError(str(error.code), str(error.message))
+    return res
 
 
-def page_record(recognize_json: str, page: int, dpi) -> str:
-    """A recognize() answer (JSON) as the document's page record: the result + page (+ dpi), or the page's error."""
-    from retto.io.document import page_error, page_record as record
-    out = json.loads(recognize_json)
-    if "error" in out:
-        err = out["error"]
-        return json.dumps(page_error(int(page), err["code"], err["message"]), ensure_ascii=False)
-    return json.dumps(record(out["result"], int(page), None if dpi is None else int(dpi)), ensure_ascii=False)
+class _PdfJsPages:
+    """The browser's renderer for read_pages: each page measured by pdf.js (`hooks.pageSize(n)` -> {widthPt,
+    heightPt}), sized by document.render_scale, its text taken (`hooks.pageText(n)` -> JSON of {items, images})
+    unless the config reads by OCR only, and drawn (`hooks.renderPage(n, width, height)` -> {rgba}). Each hook
+    returns {error: {code, message}} instead of throwing: a coded error is the page's, any other means pdf.js
+    failed on the page (pdf_invalid)."""
+
+    def __init__(self, session, guard, hooks):
+        self.session, self.guard, self.hooks = session, guard, hooks
+
+    async def render(self, page_no: int):
+        from retto.io.document import render_scale
+        cfg = self.session.config
+        warning = None
+        try:
+            over = self.guard.check(page_no - 1)
+            if over is not None:
+                raise over
+            size = _js_answer(await self.hooks.pageSize(page_no))
+            if isinstance(size, RettoError):
+                raise size
+            width_pt, height_pt = float(size.widthPt), float(size.heightPt)
+            dpi, width, height, warning = render_scale(width_pt, height_pt, int(cfg.document.dpi),
+                                                       int(cfg.global_.max_pixels))
+            text = None
+            if cfg.document.text_layer != "ocr":
+                got = _js_answer(await self.hooks.pageText(page_no))
+                if isinstance(got, RettoError):
+                    raise got
+                got = json.loads(str(got))
+                text = (got["items"], got["images"], width_pt, height_pt)
+            drawn = _js_answer(await self.hooks.renderPage(page_no, int(width), int(height)))
+            if isinstance(drawn, RettoError):
+                raise drawn
+            rgb = _image_from_js("rgba", drawn.rgba, int(width), int(height))
+            drawn = None
+            return rgb, int(dpi), warning, text
+        except RettoError as err:
+            if err.code != "internal_error":
+                return err, None, warning, None
+            message = err.message
+        except Exception as exc:   # a JS exception a hook let through: pdf.js failed on this page
+            message = str(exc)
+        return RettoError("pdf_invalid", f"page {page_no} could not be rendered: {message}"), None, warning, None
 
 
-def text_layer_mode(session) -> str:
-    """document.text_layer of the session's config: "ocr" (the worker skips the text), "text" or "auto"."""
-    return session.config.document.text_layer
+async def read_document(session, worker: BridgeWorker, guard, page_count: int, name: str, pages_json: str,
+                        hooks) -> str:
+    """A PDF's pages through the shared page loop (retto.io.document.read_pages); returns JSON: {"result":
+    document record} or {"error": ...} (the document ended: aborted). hooks (JS): pageStart(n, count) -> true when
+    cancelled (it tells the page the page began); progress(stage, info_json, n, count); pageDone(n, count,
+    record_json) (the page's record, as soon as it is done); and the renderer's (_PdfJsPages). pages_json: the
+    page numbers to read (null: all)."""
+    from retto.io.document import read_pages
+    only = json.loads(pages_json)
 
+    def on_start(page_no, count):
+        if hooks.pageStart(page_no, count):
+            raise RettoError(ABORTED, "recognition was cancelled")
 
-def text_page(session, items_json: str, images_json: str, width_pt: float, height_pt: float, width_px: int,
-              height_px: int, page: int, dpi) -> str:
-    """A PDF page's record read from its pdf.js text items (retto.io.text_layer decides), or "" to read it by OCR."""
-    from retto.io.document import page_record as record
-    from retto.io.text_layer import page_result
-    result = page_result(json.loads(items_json), json.loads(images_json), float(width_pt), float(height_pt),
-                         int(width_px), int(height_px), session.config.document.text_layer)
-    return json.dumps(record(result, int(page), dpi, source="text")) if result else ""
+    async def read(rgb, page_no):
+        def on_progress(stage, info=None):
+            hooks.progress(stage, json.dumps(_counts(info)), page_no, int(page_count))
+        try:
+            return await _read_image(session, worker, rgb, on_progress)
+        finally:
+            gc.collect()
 
+    def on_page(page_no, count, record, _ms):
+        hooks.pageDone(page_no, count, json.dumps(record, ensure_ascii=False))
 
-def page_failure(page: int, code: str, message: str) -> str:
-    """The error record of a page that could not be rendered (pdf.js failed on it)."""
-    from retto.io.document import page_error
-    return json.dumps(page_error(int(page), str(code), str(message)), ensure_ascii=False)
-
-
-def document_record(path: str, pages_json: str, page_count: int, warnings_json: str = "[]") -> str:
-    from retto.io.document import document_record as record
-    return json.dumps(record(str(path), json.loads(pages_json), int(page_count), tuple(json.loads(warnings_json))),
-                      ensure_ascii=False)
+    try:
+        record = await read_pages(int(page_count), _PdfJsPages(session, guard, hooks).render, read,
+                                  path=str(name), pages=None if only is None else {int(n) for n in only},
+                                  text_mode=session.config.document.text_layer, on_start=on_start,
+                                  on_page=on_page, fatal=(ABORTED,))
+        out = {"result": record}
+    except RettoError as e:
+        out = e.to_dict()
+    finally:
+        gc.collect()
+    return json.dumps(out, ensure_ascii=False)
 
 
 def export_text(record_json: str, fmt: str, name=None) -> str:

@@ -8,12 +8,18 @@ Pure Python, used by both runtimes: the CLI (pages rendered by pypdfium2, `retto
   a page that failed: `{"page", "error": {"code", "message"}}`.
 - document record: `{"path", "kind": "pdf", "page_count", "pages": [page records], "warnings"?}`.
 - an image input stays the single-page result record it always was (no `pages`).
+
+`read_pages` is the one page loop of a document, for both runtimes: natively pypdfium2 renders each page
+(retto.native.read.ocr_pdf drives it synchronously), in the browser pdf.js does (retto.browser.bridge.read_document
+drives it with awaits into JS).
 """
 from __future__ import annotations
 
+import inspect
 import math
+import time
 
-from retto.errors import IMAGE_TOO_LARGE, PDF_EMPTY, PDF_INVALID, PDF_TOO_MANY_PAGES, RettoError
+from retto.errors import IMAGE_TOO_LARGE, INTERNAL_ERROR, PDF_EMPTY, PDF_INVALID, PDF_TOO_MANY_PAGES, RettoError
 
 POINTS_PER_INCH = 72.0   # PDF user space unit (the user unit of PDF 1.6 is ignored: PDFium does, pdf.js is told to)
 
@@ -101,3 +107,96 @@ def check_page_count(n: int, max_pages: int) -> None:
     if n > max_pages:
         raise RettoError(PDF_TOO_MANY_PAGES, f"the PDF has {n} pages; the limit is {max_pages} (raise it with "
                                              "document.max_pages in the config, or the CLI's --max-pages)")
+
+
+# --------------------------------------------------------------------------------------------- the page loop
+
+def unexpected(exc: Exception) -> RettoError:
+    """A failure no code foresaw, as the internal_error it is reported as."""
+    return RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}")
+
+
+def read_pages(page_count: int, render, read, *, path: str = "", pages=None, text_mode: str = "ocr",
+               on_start=None, on_page=None, fatal=()):
+    """A document's record from its pages, each rendered and read in turn (the one page loop of both runtimes).
+
+    - render(page_no) -> (rgb | RettoError, dpi, warning | None, text | None): the page's pixels (HxWx3, or HxWx4
+      to composite) at the size render_scale gave, or the error that stopped it (its warning still counts); text:
+      the page's text layer as (items, images, width_pt, height_pt) for retto.io.text_layer, None when not asked
+      for (text_mode "ocr") or unreadable.
+    - read(rgb, page_no) -> the page's result dict (OcrResult.to_dict()); a RettoError it raises is the page's
+      error, any other exception its internal_error.
+    - on_start(page_no, page_count) before a page (may raise to stop the document); on_page(page_no, page_count,
+      record, ms) after it (ms: the page's time, rendering included).
+    - pages: only these page numbers (None: all; numbers past the end: none). fatal: error codes that end the
+      document (raised as RettoError) instead of being one page's error, e.g. the browser's "aborted".
+
+    render, read and on_start may return awaitables: then this returns a coroutine (the browser), else the record
+    (natively). Each page's pixels are dropped before the next page is rendered."""
+    return _drive(_page_steps(page_count, render, read, path, pages, text_mode, on_start, on_page, set(fatal)))
+
+
+def _page_steps(page_count, render, read, path, pages, text_mode, on_start, on_page, fatal):
+    from retto.io.text_layer import page_result
+    records, warnings = [], []
+    numbers = [n for n in range(1, page_count + 1) if pages is None or n in pages]
+    t0 = time.perf_counter()
+    for page_no in numbers:
+        if on_start is not None:
+            (yield on_start(page_no, page_count)).pop()
+        rgb, dpi, warning, text = (yield render(page_no)).pop()
+        if warning:
+            warnings.append(f"page {page_no}: {warning}")
+        if isinstance(rgb, RettoError):
+            record = page_error(page_no, rgb.code, rgb.message)
+        else:
+            try:
+                own = text and page_result(*text, rgb.shape[1], rgb.shape[0], text_mode)
+                if own:
+                    record = page_record(own, page_no, dpi, source="text")
+                else:
+                    record = page_record((yield read(rgb, page_no)).pop(), page_no, dpi)
+            except RettoError as err:
+                record = page_error(page_no, err.code, err.message)
+            except Exception as exc:
+                record = page_error(page_no, **unexpected(exc).to_dict()["error"])
+        rgb = text = own = None   # this page's pixels go before the next page is rendered, not after
+        if "error" in record and record["error"]["code"] in fatal:
+            raise RettoError(record["error"]["code"], record["error"]["message"])
+        records.append(record)
+        if on_page is not None:
+            on_page(page_no, page_count, record, (time.perf_counter() - t0) * 1000.0)
+        t0 = time.perf_counter()
+    return document_record(path, records, page_count, warnings)
+
+
+def _drive(steps):
+    """Run a generator that yields callbacks' answers (values or awaitables) and gets each back in a one-item
+    list it pops (so no caller keeps a page's pixels alive). Synchronous while every answer is a value; at the
+    first awaitable it returns a coroutine that finishes the job. An awaitable's exception is thrown into the
+    generator, where the page loop catches it as it would a plain call's."""
+    try:
+        pending = next(steps)
+        while not inspect.isawaitable(pending):
+            box, pending = [pending], None
+            pending = steps.send(box)
+    except StopIteration as done:
+        return done.value
+    return _finish(steps, pending)
+
+
+async def _finish(steps, pending):
+    try:
+        while True:
+            if inspect.isawaitable(pending):
+                try:
+                    value = await pending
+                except Exception as exc:
+                    pending = steps.throw(exc)
+                    continue
+            else:
+                value = pending
+            box, value, pending = [value], None, None
+            pending = steps.send(box)
+    except StopIteration as done:
+        return done.value

@@ -10,8 +10,14 @@ from pathlib import Path
 from retto.io.image import display_path
 from retto.records import visible
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm"}
-INPUT_SUFFIXES = IMAGE_SUFFIXES | {".pdf"}   # what a directory is searched for
+# The image file names a folder is searched for (and the browser's file picker and folder drop take: generated
+# into web/src/generated/python_facts.json): Pillow's own suffixes for the formats io.image.SAFE_FORMATS decodes
+# (PNG, JPEG, GIF, WebP, TIFF, BMP/DIB, PBM/PGM/PPM/PNM, ICO, TGA). A file is never decoded by its name: the
+# suffix only chooses what to take from a folder.
+IMAGE_SUFFIXES = frozenset({".png", ".apng", ".jpg", ".jpeg", ".jpe", ".jfif", ".gif", ".webp", ".tif", ".tiff",
+                            ".bmp", ".dib", ".ppm", ".pgm", ".pbm", ".pnm", ".ico", ".tga"})
+PDF_SUFFIXES = frozenset({".pdf"})
+INPUT_SUFFIXES = IMAGE_SUFFIXES | PDF_SUFFIXES   # what a directory is searched for
 
 
 def collect_inputs(paths) -> list:

@@ -2,10 +2,9 @@
 `--jobs` and `retto batch` all read through here, so they give the same records."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from retto.errors import INTERNAL_ERROR, RettoError
+from retto.errors import RettoError
 from retto.io import document
 from retto.io.image import read_image_file
 
@@ -34,42 +33,28 @@ def ocr_data(session, data: bytes, on_page=None) -> dict:
 
 
 def ocr_pdf(session, data: bytes, on_page=None) -> dict:
-    """A PDF's document record (its `path` is added by the caller): each page rendered natively and read as one
-    image. Whole-document problems (encrypted, broken, empty, too many pages) raise RettoError."""
+    """A PDF's document record (its `path` is added by the caller): each page rendered natively (pypdfium2) and
+    read as one image by the shared page loop (retto.io.document.read_pages). Whole-document problems (encrypted,
+    broken, empty, too many pages) raise RettoError."""
     from retto.native.pdf_render import pdf_pages   # pypdfium2 is needed for PDFs only
-    from retto.io.text_layer import page_result
     mode = session.config.document.text_layer
     count, pages = pdf_pages(data, session.config, with_text=mode != "ocr")
-    records, warnings = [], []
-    t0 = time.perf_counter()
-    for page_no, rgb, dpi, warning, *text in pages:   # each page's time counts its rendering too
-        if warning:
-            warnings.append(f"page {page_no}: {warning}")
-        if isinstance(rgb, RettoError):
-            record = document.page_error(page_no, rgb.code, rgb.message)
-        else:
-            try:
-                own = text and text[0] and page_result(*text[0], rgb.shape[1], rgb.shape[0], mode)
-                if own:
-                    record = document.page_record(own, page_no, dpi, source="text")
-                else:
-                    record = document.page_record(session.run(rgb).to_dict(), page_no, dpi)
-            except RettoError as err:
-                record = document.page_error(page_no, err.code, err.message)
-            except Exception as exc:
-                record = document.page_error(page_no, **unexpected(exc).to_dict()["error"])
-        rgb = text = None   # this page's pixels go before the next page is rendered, not after
-        records.append(record)
-        if on_page:
-            on_page(page_no, count, record, (time.perf_counter() - t0) * 1000.0)
-        t0 = time.perf_counter()
-    record = document.document_record("", records, count, warnings)
+
+    def render(page_no: int):
+        n, rgb, dpi, warning, *text = next(pages)
+        assert n == page_no, (n, page_no)
+        return rgb, dpi, warning, (text[0] if text else None)
+
+    try:
+        record = document.read_pages(count, render, lambda rgb, _page_no: session.run(rgb).to_dict(),
+                                     text_mode=mode, on_page=on_page)
+    finally:
+        pages.close()   # PDFium's document is closed here, not when the iterator is collected
     del record["path"]
     return record
 
 
-def unexpected(exc: Exception) -> RettoError:
-    return RettoError(INTERNAL_ERROR, f"unexpected failure: {type(exc).__name__}: {exc}")
+unexpected = document.unexpected
 
 
 def page_images_of(record: dict, data: bytes | None, config):

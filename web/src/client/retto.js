@@ -28,7 +28,7 @@
 
 import { clientAssetBase as defaultAssetBase, startWorker } from './build_paths.js';
 import { defaultPoolSize, RettoPool } from './pool.js';
-import exportFormats from './export_formats.json';
+import pythonFacts from '../generated/python_facts.json'; // generated from retto.browser.facts at build time
 
 export class RettoError extends Error {
   /** code: invalid_image | image_too_large | model_integrity | model_missing | backend_unavailable |
@@ -142,7 +142,7 @@ async function inputBytes(input) {
 /** retto.export's formats: {json: {type, ext, table}, ...}: the MIME type of the Blob ocr.export gives, the file
  * extension the CLI uses, and whether it is one table of a record ({ table: its index among the record's tables }).
  * Generated from Python's retto.export.format_table() at build time (scripts/assemble_web_assets.py). */
-export const EXPORT_FORMATS = Object.freeze(exportFormats);
+export const EXPORT_FORMATS = Object.freeze(pythonFacts.export_formats);
 
 async function toMessage(input, maxPixels) {
   // Encoded images go to Python as bytes (decoded by Pillow, exactly as natively); ImageBitmaps as pixels.

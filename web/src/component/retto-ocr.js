@@ -24,7 +24,7 @@ import { acquireEngine, releaseEngine } from '../shared/engine.js';
 import { h } from '../shared/dom.js';
 import { explainError } from '../shared/error_text.js';
 import { loadingText, whereItRuns } from '../shared/engine_text.js';
-import { filesFromClipboard, filesFromDataTransfer } from '../shared/input_files.js';
+import { FILE_ACCEPT, filesFromClipboard, filesFromDataTransfer } from '../shared/input_files.js';
 import { ResultView } from '../shared/result_view.js';
 import ownCss from './retto-ocr.css?inline';
 import viewCss from '../shared/result_view.css?inline';
@@ -56,7 +56,7 @@ export class RettoOcrElement extends HTMLElement {
     super();
     const root = this.attachShadow({ mode: 'open' });
     root.adoptedStyleSheets = [styles()];
-    this.fileInput = h('input', { type: 'file', accept: 'image/*,application/pdf,.pdf', class: 'retto-sr', tabindex: '-1', 'aria-hidden': 'true' });
+    this.fileInput = h('input', { type: 'file', accept: FILE_ACCEPT, class: 'retto-sr', tabindex: '-1', 'aria-hidden': 'true' });
     this.chooseButton = h('button', { type: 'button', class: 'choose', part: 'button' }, 'choose a file');
     this.dropzone = h('div', { class: 'dropzone', part: 'dropzone', tabindex: '0', role: 'group',
       'aria-label': 'Image or PDF input: drop one here, paste it, or choose a file' },

@@ -2,8 +2,17 @@
 // recursively (drag and drop only: webkitGetAsEntry), keeping the relative path for display. Whether a file is
 // a PDF is decided later by its bytes (%PDF-), not here: names only choose what to take from a folder.
 
-const IMAGE_EXT = /\.(png|jpe?g|jfif|webp|gif|bmp|tiff?|ico|ppm|pgm|pbm|pnm|tga)$/i;
-const PDF_EXT = /\.pdf$/i;
+import pythonFacts from '../generated/python_facts.json'; // generated from retto.browser.facts at build time
+
+// The suffixes `retto <folder>` searches for (retto.io.inputs.IMAGE_SUFFIXES, PDF_SUFFIXES): one list, in Python.
+// A name that is only a suffix ('.png') has none, as Python's Path.suffix says.
+const suffixes = (list) => new RegExp(`.\\.(${list.join('|')})$`, 'i');
+const IMAGE_EXT = suffixes(pythonFacts.image_suffixes);
+const PDF_EXT = suffixes(pythonFacts.pdf_suffixes);
+
+/** A file input's `accept`: any image type the browser names, every image and PDF suffix, and PDFs by type. */
+export const FILE_ACCEPT = ['image/*', ...pythonFacts.image_suffixes.map((s) => `.${s}`), 'application/pdf',
+  ...pythonFacts.pdf_suffixes.map((s) => `.${s}`)].join(',');
 
 export function looksLikeImage(file) {
   return file.type.startsWith('image/') || IMAGE_EXT.test(file.name);

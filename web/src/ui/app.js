@@ -1,7 +1,7 @@
 // The Retto OCR page: wires inputs (drop, pick, paste) to the queue, the queue to the shared engine, and the
 // JSON results to the views. Data flows one way: bytes -> worker (py/retto) -> JSON -> UI.
 import { acquireEngine, releaseEngine } from '../shared/engine.js';
-import { filesFromClipboard, filesFromDataTransfer, filesFromInput, looksReadable } from '../shared/input_files.js';
+import { FILE_ACCEPT, filesFromClipboard, filesFromDataTransfer, filesFromInput, looksReadable } from '../shared/input_files.js';
 import { downloadAllPdf, downloadBatch, downloadOne, downloadTable, downloadZip, plainText, tableText } from './downloads.js';
 import { History } from './history.js';
 import { explainError } from '../shared/error_text.js';
@@ -352,6 +352,7 @@ async function tableAction(format, index) {
 }
 
 // ---- inputs -----------------------------------------------------------------------------------------------
+$('pick-files').accept = FILE_ACCEPT; // the suffixes `retto <folder>` reads (retto.io.inputs, generated)
 for (const id of ['pick-files', 'pick-folder', 'take-photo']) {
   $(id).addEventListener('change', (ev) => {
     addFiles(filesFromInput(ev.target));

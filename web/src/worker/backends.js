@@ -3,6 +3,8 @@
 // GPU backends carry `canary: true`: at init each model they run is checked against wasm on a canary input
 // (canary.js); a mismatch sends that model to the next backend in line (finally wasm).
 
+import pythonFacts from '../generated/python_facts.json'; // generated from retto.browser.facts at build time
+
 const registry = new Map();
 
 /**
@@ -83,10 +85,11 @@ registerBackend({
   },
 });
 
-export const MODEL_NAMES = ['det', 'cls', 'rec'];
-/** A set's optional models (page orientation, the re-reading recogniser): always on wasm, fetched and made on
- * their first use (OrtModels.prepare), so they cost nothing at boot. */
-export const OPTIONAL_MODELS = ['orient', 'reread', 'layout', 'table'];
+export const MODEL_NAMES = pythonFacts.model_roles; // det, cls, rec (retto.models.sets.ROLES)
+/** A set's optional models (page orientation, the re-reading recogniser, page regions, table structure:
+ * retto.models.sets.OPTIONAL_ROLES, generated at build time): always on wasm, fetched and made on their first use
+ * (OrtModels.prepare), so they cost nothing at boot. */
+export const OPTIONAL_MODELS = pythonFacts.optional_model_roles;
 
 /** What each ORT entry file loads besides itself (assets/ort/): the CPU-only build never fetches the 28 MB JSEP
  * (WebGPU) wasm; a GPU backend's runtime brings the JSEP build instead of the CPU one (it runs wasm too). */

@@ -9,7 +9,7 @@ const key = (dims) => dims.join('x');
 
 /** Time steps PP-OCR rec emits for an input width (retto.browser.buckets.rec_time_steps: two stride-2 convs, then a
  * 2-wide pool). */
-function recTimeSteps(width) {
+export function recTimeSteps(width) {
   return Math.max(Math.floor(Math.ceil(Math.ceil(width / 2) / 2) / 2), 1);
 }
 

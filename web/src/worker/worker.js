@@ -173,14 +173,15 @@ function pyError(json) {
   return new RettoWorkerError(error.code, error.message);
 }
 
-/** Each page: pdf.js renders it at the size retto.io.document decides, the unchanged RGBA path reads it, and a
- *  `page` message carries its record and a JPEG of the page (for display) as soon as it is done. A page that
- *  fails gets its error record; the others go on. Resolves with the document record (retto.io.document). */
+/** A PDF: pdf.js opens it here and the document checks are asked of Python; then the page loop is Python's
+ *  (retto.io.document.read_pages through bridge.read_document, the CLI's loop), calling back here for each page's
+ *  size, text and pixels (pdf.js). A `page` message carries each page's record and a JPEG of the page (for
+ *  display) as soon as it is done; a page that fails gets its error record and the others go on. Resolves with
+ *  the document record (retto.io.document). */
 async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
   const s = state.ready;
   const { openPdf, pdfPage, renderPage, pageText, closePdf } = await pdfPages();
   await pdfPackages();
-  const textLayer = s.bridge.text_layer_mode(s.session); // document.text_layer: 'ocr' never looks at the text
   // Measured before pdf.js is given the bytes (it takes the buffer); each page is checked before it is drawn.
   const guard = s.bridge.pdf_guard(s.session, bytes);
   const limits = JSON.parse(s.bridge.pdf_limits(s.session));
@@ -193,58 +194,58 @@ async function recognizeDocument(id, bytes, { name, pages: only }, signal, t0) {
     throw error;
   }
   const { pdf } = opened;
+  let current = null; // the page pdf.js has open: {n, page}
+  let preview = null; // the current page's JPEG, once drawn
+  const settle = async (run) => { // a hook's answer, or {error} instead of a throw (bridge._js_answer)
+    try {
+      return await run();
+    } catch (e) {
+      return { error: toErrorPayload(e) };
+    }
+  };
+  const pageOf = async (n) => {
+    if (current?.n !== n) current = { n, ...(await pdfPage(pdf, n)) };
+    return current;
+  };
+  const hooks = {
+    pageStart: (n, pageCount) => {
+      if (signal.aborted) return true;
+      preview = null;
+      post({ type: 'progress', id, event: { stage: 'page', page: n, pageCount } });
+      return false;
+    },
+    progress: (stage, infoJson, n, pageCount) => post({ type: 'progress', id,
+      event: { stage, ...JSON.parse(infoJson), page: n, pageCount } }),
+    pageSize: (n) => settle(async () => {
+      const { widthPt, heightPt } = await pageOf(n);
+      return { widthPt, heightPt };
+    }),
+    pageText: (n) => settle(async () => JSON.stringify(await pageText((await pageOf(n)).page))),
+    renderPage: (n, width, height) => settle(async () => {
+      const { page } = await pageOf(n);
+      const { canvas, rgba } = await renderPage(page, width, height);
+      page.cleanup();
+      current = null;
+      preview = await previewOf(canvas);
+      canvas.width = canvas.height = 0;
+      return { rgba: new Uint8Array(rgba) };
+    }),
+    pageDone: (n, pageCount, recordJson) => {
+      post({ type: 'page', id, page: n, pageCount, record: JSON.parse(recordJson), preview });
+      preview = null;
+    },
+  };
   try {
     const checked = JSON.parse(s.bridge.pdf_document_check(guard, opened.pageCount));
     if (checked.error) throw new RettoWorkerError(checked.error.code, checked.error.message);
     const pageCount = checked.page_count;
     const refused = s.bridge.check_page_count(s.session, pageCount);
     if (refused) throw pyError(refused);
-    const pages = [];
-    const warnings = [];
-    for (let n = 1; n <= pageCount; n++) {
-      if (only && !only.includes(n)) continue; // a pool's share of the document (page numbers past the end: none)
-      if (signal.aborted) throw new RettoWorkerError('aborted', 'recognition was cancelled');
-      const onProgress = (stage, infoJson) => post({ type: 'progress', id,
-        event: { stage, ...JSON.parse(infoJson), page: n, pageCount } });
-      post({ type: 'progress', id, event: { stage: 'page', page: n, pageCount } });
-      let record;
-      let preview = null;
-      try {
-        const over = s.bridge.pdf_page_check(guard, n);
-        if (over) throw pyError(over);
-        const { page, widthPt, heightPt } = await pdfPage(pdf, n);
-        const size = JSON.parse(s.bridge.page_size(s.session, widthPt, heightPt));
-        if (size.error) throw new RettoWorkerError(size.error.code, size.error.message);
-        const [dpi, width, height, warning] = size;
-        if (warning) warnings.push(`page ${n}: ${warning}`); // as the CLI words it
-        const text = textLayer === 'ocr' ? null : await pageText(page);
-        const { canvas, rgba } = await renderPage(page, width, height);
-        page.cleanup();
-        preview = await previewOf(canvas);
-        canvas.width = canvas.height = 0;
-        // retto.io.text_layer decides: the page's own text (source "text") or OCR ('' back).
-        const own = text && s.bridge.text_page(s.session, JSON.stringify(text.items), JSON.stringify(text.images),
-          widthPt, heightPt, width, height, n, dpi);
-        if (own) record = JSON.parse(own);
-        else {
-          const out = await s.bridge.recognize(s.session, s.pyWorker, 'rgba', new Uint8Array(rgba), width, height, onProgress);
-          record = JSON.parse(s.bridge.page_record(out, n, dpi));
-        }
-      } catch (e) {
-        const error = toErrorPayload(e);
-        if (error.code === 'aborted' || !pyodideAlive()) throw e;
-        const coded = error.code !== 'internal_error'; // else pdf.js failed on this page
-        record = JSON.parse(s.bridge.page_failure(n, coded ? error.code : 'pdf_invalid',
-          coded ? error.message : `page ${n} could not be rendered: ${error.message}`));
-      }
-      if (record.error?.code === 'aborted') throw new RettoWorkerError('aborted', 'recognition was cancelled');
-      pages.push(record);
-      post({ type: 'page', id, page: n, pageCount, record, preview });
-    }
-    const doc = JSON.parse(s.bridge.document_record(name || 'document.pdf', JSON.stringify(pages), pageCount,
-      JSON.stringify(warnings)));
+    const out = JSON.parse(await s.bridge.read_document(s.session, s.pyWorker, guard, pageCount,
+      name || 'document.pdf', JSON.stringify(only ?? null), hooks));
+    if (out.error) throw new RettoWorkerError(out.error.code, out.error.message);
     const heap = heapBytes();
-    post({ type: 'result', id, result: doc, heapBytes: heap,
+    post({ type: 'result', id, result: out.result, heapBytes: heap,
       stats: { wallMs: performance.now() - t0, models: s.ort.stats, pages: pageCount, heapBytes: heap, threads: s.ort.threadInfo() } });
   } finally {
     guard.destroy();
