@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 LAYERS = ["core", "io", "ops", "models", "pipeline", "export", "native", "browser", "scale", "cli"]
-CORE = {"retto._version", "retto.errors", "retto.config", "retto.result", "retto.records"}
+CORE = {"retto._version", "retto.errors", "retto.config", "retto.result", "retto.records", "retto.stepping"}
 FACADE = {"retto", "retto.__main__"}
 # Third-party packages that may be imported only inside one layer.
 HOMES = {"pyodide": "browser", "js": "browser", "onnxruntime": "native", "pypdfium2": "native", "ray": "scale",

@@ -23,11 +23,10 @@ raise `image_too_large`: never a silently resized or truncated result. Each fall
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from retto.errors import IMAGE_TOO_LARGE, RettoError
+from retto.stepping import drive
 
 DET_SIDES = (736, 832, 1024, 1216, 1536, 1984)
 REC_WIDTHS = (320, 480, 640, 960, 1280, 1920, 2560)
@@ -83,32 +82,6 @@ def output_shape(role: str, input_shape) -> tuple:
     return {"det": (n, 1, h, w), "cls": (n, 2), "rec": (n, rec_time_steps(w), None)}[role]
 
 
-# --------------------------------------------------------------------------------------------- sync or async
-
-def _drive(steps):
-    """Run a generator that yields inner-worker results (arrays or awaitables) and gets the arrays back.
-
-    Stays synchronous while the inner worker is, so the native `Session.run` still works; at the first
-    awaitable it returns a coroutine that finishes the job (the browser bridge returns promises). Calls stay
-    sequential either way: one session is never asked to run two batches at once."""
-    try:
-        pending = next(steps)
-        while not inspect.isawaitable(pending):
-            pending = steps.send(pending)
-    except StopIteration as done:
-        return done.value
-    return _finish(steps, pending)
-
-
-async def _finish(steps, pending):
-    try:
-        while True:
-            value = await pending if inspect.isawaitable(pending) else pending
-            pending = steps.send(value)
-    except StopIteration as done:
-        return done.value
-
-
 # --------------------------------------------------------------------------------------------- the worker
 
 class BucketWorker:
@@ -153,7 +126,7 @@ class BucketWorker:
         if bh is None or bw is None:
             return self._too_large("det", x, f"det input {h}x{w} exceeds the largest bucket "
                                               f"{self.det_sides[-1]}x{self.det_sides[-1]}")
-        return _drive(self._det_steps(x, bh, bw))
+        return drive(self._det_steps(x, bh, bw))
 
     def _det_steps(self, x, bh, bw):
         n, c, h, w = x.shape
@@ -173,7 +146,7 @@ class BucketWorker:
             return self.inner.cls(x)
         if tuple(x.shape[2:]) != CLS_HW:
             raise ValueError(f"cls input {list(x.shape)}: expected N x 3 x {CLS_HW[0]} x {CLS_HW[1]}")
-        return _drive(self._batched_steps("cls", x, lambda out: out))
+        return drive(self._batched_steps("cls", x, lambda out: out))
 
     def rec(self, x):
         if "rec" not in self.models:
@@ -185,7 +158,7 @@ class BucketWorker:
         if bw != w:
             x = np.concatenate([x, np.zeros((n, c, h, bw - w), dtype=np.float32)], axis=3)
         steps = rec_time_steps(w)
-        return _drive(self._batched_steps("rec", x, lambda out: out[:, :steps]))
+        return drive(self._batched_steps("rec", x, lambda out: out[:, :steps]))
 
     def _batched_steps(self, role: str, x, crop):
         """Feed `x` in chunks of exactly `batch` items (the last one zero-padded); concatenate the real rows."""

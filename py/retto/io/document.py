@@ -15,10 +15,10 @@ drives it with awaits into JS).
 """
 from __future__ import annotations
 
-import inspect
 import math
 import time
 
+from retto.stepping import drive
 from retto.errors import IMAGE_TOO_LARGE, INTERNAL_ERROR, PDF_EMPTY, PDF_INVALID, PDF_TOO_MANY_PAGES, RettoError
 
 POINTS_PER_INCH = 72.0   # PDF user space unit (the user unit of PDF 1.6 is ignored: PDFium does, pdf.js is told to)
@@ -133,7 +133,8 @@ def read_pages(page_count: int, render, read, *, path: str = "", pages=None, tex
 
     render, read and on_start may return awaitables: then this returns a coroutine (the browser), else the record
     (natively). Each page's pixels are dropped before the next page is rendered."""
-    return _drive(_page_steps(page_count, render, read, path, pages, text_mode, on_start, on_page, set(fatal)))
+    return drive(_page_steps(page_count, render, read, path, pages, text_mode, on_start, on_page, set(fatal)),
+                 boxed=True)
 
 
 def _page_steps(page_count, render, read, path, pages, text_mode, on_start, on_page, fatal):
@@ -168,35 +169,3 @@ def _page_steps(page_count, render, read, path, pages, text_mode, on_start, on_p
             on_page(page_no, page_count, record, (time.perf_counter() - t0) * 1000.0)
         t0 = time.perf_counter()
     return document_record(path, records, page_count, warnings)
-
-
-def _drive(steps):
-    """Run a generator that yields callbacks' answers (values or awaitables) and gets each back in a one-item
-    list it pops (so no caller keeps a page's pixels alive). Synchronous while every answer is a value; at the
-    first awaitable it returns a coroutine that finishes the job. An awaitable's exception is thrown into the
-    generator, where the page loop catches it as it would a plain call's."""
-    try:
-        pending = next(steps)
-        while not inspect.isawaitable(pending):
-            box, pending = [pending], None
-            pending = steps.send(box)
-    except StopIteration as done:
-        return done.value
-    return _finish(steps, pending)
-
-
-async def _finish(steps, pending):
-    try:
-        while True:
-            if inspect.isawaitable(pending):
-                try:
-                    value = await pending
-                except Exception as exc:
-                    pending = steps.throw(exc)
-                    continue
-            else:
-                value = pending
-            box, value, pending = [value], None, None
-            pending = steps.send(box)
-    except StopIteration as done:
-        return done.value
