@@ -4,7 +4,7 @@
     python scripts/check_cli_outputs.py compare BEFORE.json AFTER.json
 
 `record` runs `PY -m retto` from DIR (default: this checkout with .venv's python) once per format over tests/data
-with --output, and writes {format/file: sha256}. csv and xlsx run with tables on. JSON and JSONL are hashed with
+(or --data) with --output, and writes {format/file: sha256}. csv and xlsx run with tables on. JSON and JSONL are hashed with
 their `timings` removed (wall-clock milliseconds differ run to run); every other format is hashed as written.
 `compare` prints the files that differ and exits 1 if any do."""
 from __future__ import annotations
@@ -40,12 +40,12 @@ def fingerprint(path: Path, fmt: str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def record(out: Path, python: str, repo: Path) -> None:
+def record(out: Path, python: str, repo: Path, data: Path) -> None:
     prints = {}
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in FORMATS:
             target = Path(tmp) / fmt
-            cmd = [python, "-m", "retto", "--inputs", str(repo / "tests" / "data"), "--format", fmt,
+            cmd = [python, "-m", "retto", "--inputs", str(data), "--format", fmt,
                    "--output", str(target), "--no-progress"]
             if fmt in ("csv", "xlsx"):
                 cmd += ["--config", _config_file(tmp)]
@@ -81,12 +81,15 @@ def main() -> int:
     r.add_argument("out", type=Path)
     r.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"))
     r.add_argument("--repo", type=Path, default=ROOT)
+    r.add_argument("--data", type=Path, help="the inputs (default: the repo's tests/data; name a folder holding only "
+                                             "the pinned files when tests have written more beside them)")
     c = sub.add_parser("compare")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
     args = p.parse_args()
     if args.command == "record":
-        record(args.out, args.python, args.repo.resolve())
+        repo = args.repo.resolve()
+        record(args.out, args.python, repo, (args.data or repo / "tests" / "data").resolve())
         return 0
     return compare(args.before, args.after)
 

@@ -56,7 +56,7 @@ def parse_args(argv=None):
                                         "user cache); a sets/ folder in it replaces the shipped set files")
     p.add_argument("--config", metavar="FILE|JSON",
                    help="pipeline settings over the model set's (see --print-config): a JSON file's path, or the "
-                        "JSON object itself, e.g. '{\"layout\": {\"tables\": true}}'")
+                        f"JSON object itself, e.g. '{TABLES_ON}'")
     p.add_argument("--allow", action="append", metavar="CHARS",
                    help="read only these characters: a class (digits, latin, uppercase, lowercase, punctuation, "
                         "symbols, han, kana, hangul, space) or the characters themselves; repeat to combine "

@@ -23,7 +23,7 @@ def _settings(value: str) -> dict:
 
 def read_overrides(path, args=None) -> dict | None:
     """--config: partial settings applied over the model set's, given as a JSON file's path or as the JSON
-    object itself (`{"layout": {"tables": true}}`, as --help shows it); --dpi / --max-pages over it."""
+    object itself (`{"layout": {"regions": true, "tables": true}}`, as --help shows it); --dpi / --max-pages over it."""
     overrides = None
     if path:
         overrides = _settings(path)

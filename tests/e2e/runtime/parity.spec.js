@@ -1,11 +1,20 @@
 // Parity: typewriter, linn and baiona through the browser (Pyodide + onnxruntime-web wasm) against the native
 // pipeline (CLI, onnxruntime CPU) on this machine, with the same numpy 2.0.2 / Pillow 10.2.0 on both sides.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATA, expect, runNative, test } from '../fixtures.js';
+import { DATA, expect, ROOT, runNative, test } from '../fixtures.js';
 import { diffResults } from '../compare.js';
 
 const IMAGES = ['typewriter.png', 'linn.png', 'baiona.png'];
+// Each browser result as read, without its wall-clock timings, so two builds can be compared byte for byte
+// (scripts/check_cli_outputs.py does the same for the CLI).
+const RESULTS = join(ROOT, 'test-artefacts', 'parity');
+
+async function keep(image, result) {
+  const { timings, ...rest } = result;
+  await mkdir(RESULTS, { recursive: true });
+  await writeFile(join(RESULTS, `${image}.json`), `${JSON.stringify(rest, null, 1)}\n`);
+}
 
 test('browser (wasm) matches native line by line on typewriter, linn, baiona', async ({ app }) => {
   const nativeOut = runNative(['-m', 'retto', '--images', ...IMAGES.map((f) => join(DATA, f)), '--format', 'json', '--no-progress']);
@@ -25,6 +34,7 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
     expect(Object.keys(result).sort()).toEqual(Object.keys(native[image]).filter((k) => k !== 'path').sort());
     expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
     diffs.push(...diffResults(image, result, native[image]));
+    await keep(image, result);
     // Adaptive threads (thread_choice.js): every job says the count in use and why; a probe ran one thread early
     // (its third model call), so these results include calls on both runtimes.
     const { threads } = await app.page.evaluate(() => window.ocr.lastStats);
@@ -54,6 +64,7 @@ test('browser (wasm) matches native on the hard pages the accuracy stages change
     expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
     expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(3);
     diffs.push(...diffResults(image, result, native[image]));
+    await keep(image, result);
   }
   expect(native['hard_short_entries.png'].timings.stacks, 'the answer key went through the stacks stage').toBeGreaterThan(0);
   expect(native['hard_receipt.png'].timings.infer.reread, 'the receipt had doubtful lines re-read').toBeGreaterThan(0);

@@ -307,3 +307,26 @@ def test_eps_is_never_opened_by_pillow(monkeypatch):
         with pytest.raises(RettoError) as info:
             decode(data)
         assert info.value.code == "invalid_image"
+
+
+def test_config_takes_the_json_itself_as_help_shows_it_or_a_file(tmp_path):
+    """--config as `retto --help` shows it (inline JSON) and as a file give the same settings; a broken value says
+    which it was, before any model loads."""
+    settings = '{"layout": {"regions": true, "tables": true}, "rec": {"batch_size": 3}}'
+    inline = run_cli("--print-config", "--config", settings)
+    assert inline.returncode == 0, inline.stderr
+    (tmp_path / "s.json").write_text(settings)
+    from_file = run_cli("--print-config", "--config", str(tmp_path / "s.json"))
+    assert from_file.returncode == 0, from_file.stderr
+    shown = json.loads(inline.stdout)
+    assert shown == json.loads(from_file.stdout)
+    assert shown["layout"]["tables"] is True and shown["rec"]["batch_size"] == 3
+    default = json.loads(run_cli("--print-config").stdout)
+    assert default["layout"]["tables"] is False and default["rec"]["batch_size"] != 3
+    bad = run_cli("--print-config", "--config", '{"layout": ')
+    assert bad.returncode == 2 and b"invalid_config: cannot read the --config JSON" in bad.stderr, bad.stderr
+    missing = run_cli("--print-config", "--config", str(tmp_path / "none.json"))
+    assert missing.returncode == 2 and b"cannot read the settings file" in missing.stderr, missing.stderr
+    help_text = run_cli("--help").stdout.decode()
+    assert '--config FILE|JSON' in help_text and '{"layout": {"regions": true, "tables": true}}' in " ".join(
+        help_text.split())
