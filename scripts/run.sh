@@ -4,6 +4,6 @@
 #   PORT=4173 bash scripts/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup_python.sh
-.venv/bin/python scripts/fetch_models.py
+bash scripts/setup/setup_python.sh
+.venv/bin/python scripts/setup/fetch_models.py
 bash scripts/serve.sh

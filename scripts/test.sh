@@ -12,11 +12,11 @@ if { ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; } \
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei poppler-utils >/dev/null
 fi
 
-echo "== python environment";  bash scripts/setup_python.sh
-echo "== models";              .venv/bin/python scripts/fetch_models.py
-echo "== test images";         .venv/bin/python scripts/fetch_test_data.py
-echo "== labelled test set";   .venv/bin/python scripts/make_testset.py
-echo "== web app";             bash scripts/setup_web.sh
+echo "== python environment";  bash scripts/setup/setup_python.sh
+echo "== models";              .venv/bin/python scripts/setup/fetch_models.py
+echo "== test images";         .venv/bin/python scripts/setup/fetch_test_data.py
+echo "== labelled test set";   .venv/bin/python scripts/data/make_testset.py
+echo "== web app";             bash scripts/setup/setup_web.sh
 
 echo "== pytest"
 .venv/bin/python -m pytest -q --durations=20 tests/py   # the 20 slowest, to see where suite time goes
