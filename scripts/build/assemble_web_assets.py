@@ -62,7 +62,7 @@ EXPORT_WHEELS = [("fpdf2==2.8.9", "fpdf2-2.8.9-py3-none-any.whl",
                   "a352e7e428770286cc899e2542b6cdaedb2b4953ff269a210103ec58f6198a61")]
 EXPORT_LOCK_PACKAGES = ["fonttools"]
 # Tables as XLSX (retto.export.tables_xlsx): XlsxWriter (pure Python, no dependencies, sha256-pinned, the version
-# py/requirements-test.txt pins), in assets/xlsx/, installed the first time a workbook is asked for.
+# py/requirements.txt pins), in assets/xlsx/, installed the first time a workbook is asked for.
 XLSX_WHEELS = [("XlsxWriter==3.3.1", "xlsxwriter-3.3.1-py3-none-any.whl",
                 "8e2c89e59d733fe59e112317218c64fbbc276d90a8c144ebd6f7fa15e7ab184a")]
 # The PDF page budgets (retto.io.pdf_guard) read a PDF's structure with pypdf (pure Python, sha256-pinned), unpacked
