@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Pre-compressed copies of dist/ for the run server (scripts/serve_static.mjs) and any static host that serves
 // them (nginx brotli_static/gzip_static): beside each compressible file, <file>.br and <file>.gz, kept only when
-// at least 5 % smaller. The wasm runtimes shrink 4-6x (pyodide.asm.wasm 10.1 -> 2.3 MB, onnxruntime's 14.2 -> 2.3
-// MB); the models hardly (not compressed at all). Compressed bodies are kept in .cache/precompressed/ by content
+// at least 5 % smaller. The wasm runtimes shrink 4-5x (brotli 9: pyodide.asm.wasm 10.1 -> 2.6 MB, onnxruntime's
+// 14.2 -> 2.7 MB); the models hardly (not compressed). Compressed bodies are kept in .cache/precompressed/ by content
 // hash and encoder setting, so a rebuild of dist/ only copies them; files are encoded in parallel (one per core).
+// Siblings left from an earlier policy (a type no longer compressed) are removed.
 //   node scripts/build/precompress.mjs [--dir dist]
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { copyFile, readFile, rename, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +16,10 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-// No .onnx: the models' weights hardly compress (brotli 0.90-0.93 of the file, docs/measurements/first-run.md) for
-// most of the time this step took; the models are fetched once and then come from the HTTP/PWA cache anyway.
+// No .onnx: the models' weights shrink by only 7-16 % (brotli 0.84-0.93 of the file on 19 of 21 models; measured in
+// docs/measurements/first-run.md), yet their .br/.gz copies were half of dist/ (240 of 466 MB) and at brotli 9 most
+// of this step's time; each model is fetched once per visitor and set, then comes from the HTTP/PWA cache.
+// Nor .zip: python_stdlib.zip is deflated already (0.98).
 const COMPRESSIBLE = new Set(['.wasm', '.js', '.mjs', '.json', '.txt', '.html', '.css', '.svg', '.webmanifest',
   '.py', '.whl']); // .whl: the boot's wheels ship with stored entries (assemble_web_assets.py stored_zip)
 // Pages and the service worker are small and change in place at every deploy: always sent as they are, so a
@@ -24,16 +27,19 @@ const COMPRESSIBLE = new Set(['.wasm', '.js', '.mjs', '.json', '.txt', '.html', 
 const SKIP = (rel) => rel === 'sw.js' || rel.endsWith('.html');
 const MIN_SIZE = 1024;
 const MAX_RATIO = 0.95;
-// Chosen by scripts/bench/compression.mjs (docs/measurements/first-run.md): brotli 9 is within a few % of 11 on the
-// wasm runtimes at a fraction of the time; gzip (the fallback for clients without brotli) at 6 is as small as 9
-// within 1 % and twice as fast. Part of the cache key, so a change here recompresses.
-export const BROTLI_QUALITY = 9;
+// Chosen with scripts/bench/compression.mjs (docs/measurements/first-run.md): brotli 9 makes the boot's wasm and
+// wheels 4-7 % smaller than brotli 5 for about 6x the time, so files up to 16 MB get 9 and the one bigger file (the
+// WebGPU-only runtime, 28 MB: 37 s at 9, 8 s at 5, loaded by few) gets 5; brotli 11 is another ~16 % smaller but
+// took 158 s on that file. gzip (for clients without brotli) at 6 is within 1 % of 9 at half the time.
+// RETTO_BROTLI_QUALITY=11 overrides for a deploy build. The settings are part of the cache key.
+const BIG = 16e6;
+const brotliQuality = (size) => Number(process.env.RETTO_BROTLI_QUALITY) || (size <= BIG ? 9 : 5);
 export const GZIP_LEVEL = 6;
-const TAG = { br: `q${BROTLI_QUALITY}`, gz: `l${GZIP_LEVEL}` };
+const tag = (enc, size) => (enc === 'br' ? `q${brotliQuality(size)}` : `l${GZIP_LEVEL}`);
 
 const ENCODERS = {
   br: (data) => promisify(brotliCompress)(data, { params: {
-    [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+    [constants.BROTLI_PARAM_QUALITY]: brotliQuality(data.length),
     [constants.BROTLI_PARAM_LGWIN]: 24,
     [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }),
   gz: (data) => promisify(gzip)(data, { level: GZIP_LEVEL }),
@@ -56,12 +62,17 @@ export async function precompress(dir, cacheDir = join(ROOT, '.cache', 'precompr
     .filter((p) => statSync(p).isFile() && COMPRESSIBLE.has(extname(p)) && !SKIP(relative(dir, p).split(sep).join('/'))
       && statSync(p).size >= MIN_SIZE)
     .sort((a, b) => statSync(b).size - statSync(a).size); // biggest first: the pool ends evenly
+  const wanted = new Set(files);
+  for (const rel of readdirSync(dir, { recursive: true })) { // stale siblings: their file is no longer compressed
+    const m = /^(.*)\.(br|gz)$/.exec(join(dir, rel));
+    if (m && existsSync(m[1]) && statSync(m[1]).isFile() && !wanted.has(m[1])) await rm(join(dir, rel));
+  }
   const jobs = files.map((path) => async () => {
     const data = await readFile(path);
     const hash = createHash('sha256').update(data).digest('hex');
     let best = data.length;
     for (const [enc, encode] of Object.entries(ENCODERS)) {
-      const cached = join(cacheDir, `${hash}.${TAG[enc]}.${enc}`);
+      const cached = join(cacheDir, `${hash}.${tag(enc, data.length)}.${enc}`);
       if (!existsSync(cached)) {
         const out = await encode(data);
         encoded += 1;
@@ -70,7 +81,10 @@ export async function precompress(dir, cacheDir = join(ROOT, '.cache', 'precompr
         await rename(`${cached}.${process.pid}.tmp`, cached);
       }
       const size = statSync(cached).size;
-      if (size === 4 && (await readFile(cached, 'utf8')) === 'none') continue;
+      if (size === 4 && (await readFile(cached, 'utf8')) === 'none') {
+        await rm(`${path}.${enc}`, { force: true });
+        continue;
+      }
       await copyFile(cached, `${path}.${enc}`);
       if (enc === 'br') best = size;
     }

@@ -44,7 +44,7 @@ else
 fi
 
 # <file>.br/.gz beside the files worth it (scripts/serve_static.mjs serves them); bodies cached by content hash.
-precompress="$build $(sha256sum scripts/build/precompress.mjs | cut -d' ' -f1)"
+precompress="$build $(sha256sum scripts/build/precompress.mjs | cut -d" " -f1) ${RETTO_BROTLI_QUALITY:-}"
 if fresh precompress "$precompress"; then
   echo "dist/ pre-compressed copies: unchanged"
 else
