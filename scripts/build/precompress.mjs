@@ -16,8 +16,8 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-// No .onnx: the models' weights shrink by only 7-16 % (brotli 0.84-0.93 of the file on 19 of 21 models; measured in
-// docs/measurements/first-run.md), yet their .br/.gz copies were half of dist/ (240 of 466 MB) and at brotli 9 most
+// No .onnx: the models' weights shrink by only 7-16 % (brotli 0.84-0.93 of the file for 17 of 19 models; measured in
+// docs/measurements/first-run.md), yet their .br/.gz copies were about half of dist/ (226 of 466 MB) and at brotli 9 most
 // of this step's time; each model is fetched once per visitor and set, then comes from the HTTP/PWA cache.
 // Nor .zip: python_stdlib.zip is deflated already (0.98).
 const COMPRESSIBLE = new Set(['.wasm', '.js', '.mjs', '.json', '.txt', '.html', '.css', '.svg', '.webmanifest',
