@@ -16,6 +16,7 @@ import ast
 import datetime as dt
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 0 if argv else 2
     if argv[0] == "list":
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `run.py list | head` ends quietly
         benches = benchmarks()
         width = max(len(n) for n in benches)
         for name, path in benches.items():
