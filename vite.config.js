@@ -15,7 +15,7 @@ export const ISOLATION_HEADERS = {
 export default defineConfig({
   root: 'web',
   base: './', // relative URLs: dist/ works under any path
-  publicDir: 'public', // web/public/assets/ (assembled by scripts/setup_web.sh) is copied as-is
+  publicDir: 'public', // web/public/assets/ (assembled by scripts/setup/setup_web.sh) is copied as-is
   build: {
     outDir: '../dist',
     emptyOutDir: true,

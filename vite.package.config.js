@@ -1,4 +1,4 @@
-// The npm package's code (scripts/build_npm_package.sh runs this twice): npm/dist/index.js (the client) and
+// The npm package's code (scripts/build/build_npm_package.sh runs this twice): npm/dist/index.js (the client) and
 // npm/dist/element.js (<retto-ocr>), then with RETTO_PACKAGE_PART=worker the OCR worker as one file,
 // npm/assets/retto-worker.js, beside the runtime assets. The package's client starts its worker from the asset
 // folder (web/src/package/build_paths.js replaces web/src/client/build_paths.js), so an app's bundler never has

@@ -3,5 +3,5 @@
 #   PORT=4173 bash scripts/serve.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup_web.sh
+bash scripts/setup/setup_web.sh
 exec node scripts/serve_static.mjs --dir dist --port "${PORT:-4173}"

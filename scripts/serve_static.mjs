@@ -2,7 +2,7 @@
 // Static server for dist/ on 127.0.0.1 with COOP/COEP (cross-origin isolation) and a strict CSP — used by the
 // run command, the e2e tests (which also start it with isolation off) and the benchmarks.
 //   node scripts/serve_static.mjs [--dir dist] [--port 8080] [--no-isolation]
-// A file with a pre-compressed sibling (<file>.br / <file>.gz from scripts/precompress.mjs, not older than the file)
+// A file with a pre-compressed sibling (<file>.br / <file>.gz from scripts/build/precompress.mjs, not older than the file)
 // is sent as that sibling with Content-Encoding when the request accepts it (Vary: Accept-Encoding).
 // Any request gets an answer (400/404/405 for bad ones) and the server keeps serving; nothing outside the
 // served dir or a mount is ever read. web/public/_headers and docs/nginx.conf repeat SECURITY_HEADERS and
@@ -75,7 +75,7 @@ export function parseTarget(target) {
 
 const REPORT_PATH = '/__csp-report__';
 
-/** The pre-compressed sibling to send instead of `path` (scripts/precompress.mjs writes <file>.br and <file>.gz
+/** The pre-compressed sibling to send instead of `path` (scripts/build/precompress.mjs writes <file>.br and <file>.gz
  * at build time): {path, st, encoding}; null when the client accepts none that exists; undefined when the file
  * has no sibling at all (then the answer does not vary with Accept-Encoding). Brotli first: it is smaller. */
 function precompressed(path, st, acceptEncoding = '') {

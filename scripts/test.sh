@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's test command. Idempotent: installs everything the tests need (Python venv, models, test
-# images, npm packages, Chromium), builds the web app, then runs pytest and the Playwright suite.
+# The README's test command. Idempotent: installs everything the tests need (Python venv with the test stack, models,
+# test images, npm packages, Chromium), runs pytest, then builds the web app and runs the Playwright suite against it.
+# pytest needs no web build, so it starts before the build (each set-up step skips itself when its inputs did not change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,13 +13,14 @@ if { ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; } \
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei poppler-utils >/dev/null
 fi
 
-echo "== python environment";  bash scripts/setup_python.sh
-echo "== models";              .venv/bin/python scripts/fetch_models.py
-echo "== test images";         .venv/bin/python scripts/fetch_test_data.py
-echo "== labelled test set";   .venv/bin/python scripts/make_testset.py
-echo "== web app";             bash scripts/setup_web.sh
+echo "== python environment";  bash scripts/setup/setup_python.sh --test
+echo "== models";              .venv/bin/python scripts/setup/fetch_models.py
+echo "== test images";         .venv/bin/python scripts/setup/fetch_test_data.py
+echo "== labelled test set";   .venv/bin/python scripts/data/make_testset.py
+echo "== npm packages";        bash scripts/setup/setup_npm.sh
 
 echo "== pytest"
 .venv/bin/python -m pytest -q --durations=20 tests/py   # the 20 slowest, to see where suite time goes
+echo "== web app";             bash scripts/setup/setup_web.sh
 echo "== browser tests (Playwright, Debian Chromium)"
 bash scripts/test_e2e.sh

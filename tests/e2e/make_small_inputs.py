@@ -3,8 +3,8 @@
   make_small_inputs.py DIR          -> DIR/lines.png (two typewritten lines of typewriter.png, halved: the tiny
                                        image the installed package reads) and DIR/pages.pdf (3 small pages, each
                                        two other lines of it); prints their names as JSON
-  make_small_inputs.py DIR --bench  -> also DIR/bench12.pdf: 12 labelled test-set pages (scripts/make_testset.py),
-                                       each at half size, for scripts/bench_pool.mjs
+  make_small_inputs.py DIR --bench  -> also DIR/bench12.pdf: 12 labelled test-set pages (scripts/data/make_testset.py),
+                                       each at half size, for scripts/bench/pool.mjs
 Uses tests/py/pdf_fixtures.py (fpdf2), the same PDF maker as the other tests.
 """
 from __future__ import annotations

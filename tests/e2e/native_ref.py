@@ -98,7 +98,7 @@ def photo(path: Path) -> dict:
     """The labelled english_prose page blown up 5x (5500 x 8500) as a JPEG, like a phone photo of a page."""
     if not path.exists():
         from PIL import Image
-        sys.path.insert(0, str(ROOT / "scripts"))
+        sys.path.insert(0, str(ROOT / "scripts" / "data"))
         import contextlib
         import make_testset
         with contextlib.redirect_stdout(sys.stderr):   # stdout carries the JSON answer

@@ -1,6 +1,6 @@
 """Shared fixtures: pinned test images, one native retto Session, one RapidOCR 1.4.4 engine (the reference).
 
-The images are fetched (idempotently, sha256-pinned) by scripts/fetch_test_data.py at session start.
+The images are fetched (idempotently, sha256-pinned) by scripts/setup/fetch_test_data.py at session start.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import refkit
 from refkit import DATA, ROOT, THREADS, load_rgb, run_ours, run_rapid
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "setup"))
 import fetch_test_data  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def image_paths() -> dict[str, Path]:
     paths = {name: DATA / name for name in pins}
     paths.update({Path(name).stem: DATA / name for name in pins if name.endswith(".png")})
     for p in paths.values():
-        assert p.is_file(), f"{p} missing: run scripts/fetch_test_data.py"
+        assert p.is_file(), f"{p} missing: run scripts/setup/fetch_test_data.py"
     return paths
 
 

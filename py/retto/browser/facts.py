@@ -1,6 +1,6 @@
 """The facts the browser's JavaScript needs without Python, taken from where Python defines them.
 
-scripts/assemble_web_assets.py writes `js_facts()` to web/src/generated/python_facts.json (gitignored, generated at
+scripts/build/assemble_web_assets.py writes `js_facts()` to web/src/generated/python_facts.json (gitignored, generated at
 every build), which the client, the page, the component and the worker import; nothing here is written by hand
 in JS. A fact JS keeps as code instead (the WebGL rec time steps, web/src/worker/webgl_sessions.js) is checked
 against Python by tests/py/browser/test_js_facts.py. Pure Python: no pyodide import, so the build runs it natively.

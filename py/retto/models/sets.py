@@ -4,7 +4,7 @@ A set file holds, per role (det, cls, rec and an optional dictionary file), wher
 package, pinned by sha256), its own sha256 and size; where the recognition dictionary comes from (the rec model's
 ONNX metadata or a shipped file); the input constraints; whether WebGL can run it; and the pipeline settings that
 differ from the reference defaults. Python derives its Config from it; the browser gets the same facts through
-the asset manifest (scripts/assemble_web_assets.py) and hands the set back to Python as JSON.
+the asset manifest (scripts/build/assemble_web_assets.py) and hands the set back to Python as JSON.
 
 Pure Python (no onnxruntime), so it also runs in Pyodide. The fetched files live in <models dir>/<name>/ (see
 models.default_models_dir; `retto models fetch` puts them there).

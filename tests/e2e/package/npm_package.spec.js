@@ -1,4 +1,4 @@
-// The npm package as a developer gets it: scripts/build_npm_package.sh packs the tarball, a fresh project installs
+// The npm package as a developer gets it: scripts/build/build_npm_package.sh packs the tarball, a fresh project installs
 // it from that file path (npm's cache and registry for Vite only), and in Chromium
 //  - a Vite app (`import { Retto } from 'retto-ocr'`, `import 'retto-ocr/element'`, the `retto-ocr/vite` plugin),
 //    built and served under the app's strict CSP with cross-origin isolation, and
@@ -54,7 +54,7 @@ test.describe.serial('npm package', () => {
 
   test.beforeAll(async () => {
     test.setTimeout(10 * 60 * 1000);
-    const packed = (await sh('bash', ['scripts/build_npm_package.sh'], ROOT)).stdout.trim().split('\n').pop();
+    const packed = (await sh('bash', ['scripts/build/build_npm_package.sh'], ROOT)).stdout.trim().split('\n').pop();
     const tarball = join(ROOT, packed);
     scratch = mkdtempSync(join(tmpdir(), 'retto-npm-'));
     inputs = join(scratch, 'inputs');

@@ -1,5 +1,5 @@
 // Tables and page regions in the browser (issue 20), on the page as a person uses it: "Tables and regions" turned
-// on in the page, a small generated table (scripts/make_tables.py) read exactly like the native CLI with the same
+// on in the page, a small generated table (scripts/data/make_tables.py) read exactly like the native CLI with the same
 // settings (the same lines, regions, blocks and cells, from the page's JSON download); the cells drawn as a grid
 // over the picture and shown as an HTML table; its copy (TSV, Markdown) and downloads (CSV, XLSX, opened by
 // Python's csv module and openpyxl) hold the ground truth's cells; axe finds nothing wrong with the panel.
@@ -67,7 +67,7 @@ function expectLikeNative(image, result, native) {
 
 test('page: tables and regions on; a table read like native, drawn as a grid, shown, copied and downloaded', async ({ app, servers }) => {
   const { page, context } = app;
-  await runNative([join(ROOT, 'scripts', 'make_tables.py')]);
+  await runNative([join(ROOT, 'scripts', 'data', 'make_tables.py')]);
   const gt = JSON.parse(await readFile(join(TABLES, IMAGE.replace('.png', '.gt.json')), 'utf8'));
   const configPath = join(tmpdir(), `retto-tables-${process.pid}.json`);
   await writeFile(configPath, JSON.stringify(CONFIG));

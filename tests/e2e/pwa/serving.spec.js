@@ -153,7 +153,7 @@ test('serving: security headers on every response, isolation headers only on the
 });
 
 test('serving: pre-compressed copies go by Accept-Encoding and decode to the very bytes of the file', async ({ servers }) => {
-  const file = 'assets/ort/ort-wasm-simd-threaded.wasm'; // 14 MB, always needed (scripts/precompress.mjs)
+  const file = 'assets/ort/ort-wasm-simd-threaded.wasm'; // 14 MB, always needed (scripts/build/precompress.mjs)
   const original = readFileSync(join(DIST, file));
   const get = (accept) => new Promise((resolve, reject) => {
     http.get(new URL(file, servers.isolated), { headers: { 'Accept-Encoding': accept } }, (res) => {

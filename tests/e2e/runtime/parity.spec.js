@@ -7,7 +7,7 @@ import { diffResults } from '../compare.js';
 
 const IMAGES = ['typewriter.png', 'linn.png', 'baiona.png'];
 // Each browser result as read, without its wall-clock timings, so two builds can be compared byte for byte
-// (scripts/check_cli_outputs.py does the same for the CLI).
+// (scripts/build/check_cli_outputs.py does the same for the CLI).
 const RESULTS = join(ROOT, 'test-artefacts', 'parity');
 
 async function keep(image, result) {

@@ -39,7 +39,7 @@ def node(facts_file, script: str):
 
 
 def test_the_build_writes_js_facts(tmp_path, monkeypatch):
-    """scripts/assemble_web_assets.py (setup_web.sh, build_npm_package.sh) writes exactly js_facts()."""
+    """scripts/build/assemble_web_assets.py (setup_web.sh, build_npm_package.sh) writes exactly js_facts()."""
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     import assemble_web_assets
     monkeypatch.setattr(assemble_web_assets, "PYTHON_FACTS", tmp_path / "python_facts.json")

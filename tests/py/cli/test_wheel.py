@@ -32,9 +32,10 @@ def installed(tmp_path_factory):
     assert ROOT not in tmp.parents
     run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", ROOT / "py", "-w", tmp / "dist", cwd=tmp)
     (wheel,) = (tmp / "dist").glob("retto-*-py3-none-any.whl")
-    # The same pins as the repository's venv (py/requirements-test.txt), so pip's cache serves them.
-    pins = [line for line in (ROOT / "py" / "requirements-test.txt").read_text().splitlines()
-            if line.split("==")[0] in DEPS]
+    # The same pins as the repository's venv (py/requirements.txt, the app's; requirements-test.txt adds the test
+    # stack), so pip's cache serves them.
+    pins = [line for name in ("requirements.txt", "requirements-test.txt")
+            for line in (ROOT / "py" / name).read_text().splitlines() if line.split("==")[0] in DEPS]
     (tmp / "constraints.txt").write_text("\n".join(pins) + "\n")
     run(sys.executable, "-m", "venv", tmp / "venv", cwd=tmp)
     run(tmp / "venv" / "bin" / "python", "-m", "pip", "install", "-q", "-c", tmp / "constraints.txt",

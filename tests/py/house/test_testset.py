@@ -1,4 +1,4 @@
-"""The labelled test set (scripts/make_testset.py) and the page metrics used to score OCR on it (wer, score_page).
+"""The labelled test set (scripts/data/make_testset.py) and the page metrics used to score OCR on it (wer, score_page).
 
 Expected metric values are worked out by hand in the comments, not by calling the code under test.
 """
@@ -15,7 +15,7 @@ from ocr_metrics import (assign_lines, convex_intersection_area, match_words, po
                          score_page, wer)
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
 import make_testset  # noqa: E402
 
 KINDS = {"english_prose", "english_two_column", "french", "german", "spanish", "chinese_english", "invoice",

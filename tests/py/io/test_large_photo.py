@@ -1,7 +1,7 @@
 """Large photos: a 47 MP JPEG is decoded at the size the pipeline works at (image.decode_scaled), so memory stays
 bounded, while the result keeps the photo's full size and its boxes land on the words of the full image.
 
-The photo is a labelled test-set page (scripts/make_testset.py) blown up 5x, so its ground truth (texts and line
+The photo is a labelled test-set page (scripts/data/make_testset.py) blown up 5x, so its ground truth (texts and line
 boxes, scaled by 5) is exact; score_page assigns each result line to a ground-truth line by its box, so boxes in
 the wrong coordinates would show up as a high CER.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts" / "data"))
 import make_testset  # noqa: E402
 from ocr_metrics import score_page  # noqa: E402
 

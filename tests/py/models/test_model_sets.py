@@ -1,6 +1,6 @@
 """Model sets as data: the set files, their fetched files, choosing a set (CLI, Python), and what each set reads.
 
-Accuracy is checked on the project's labelled pages (tests/testset, scripts/make_testset.py) against their exact
+Accuracy is checked on the project's labelled pages (tests/testset, scripts/data/make_testset.py) against their exact
 ground truth; the thresholds are the issue's acceptance figures, not numbers read off our own output.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The pre-optimised models the browser ships (scripts/optimise_models.py), natively: the optimised cls model,
+"""The pre-optimised models the browser ships (scripts/build/optimise_models.py), natively: the optimised cls model,
 loaded with graph optimisation off (as the wasm sessions load it), gives bit-identical outputs to the original
 model optimised at load time to the same level (EXTENDED: natively ALL adds NCHWc blocking for this CPU's AVX
 kernels, which changes the last bits; the wasm provider has no such kernels); the ONNX metadata survives (the rec dictionary lives there); the
@@ -14,7 +14,7 @@ import pytest
 
 from refkit import ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "build"))
 import optimise_models  # noqa: E402
 
 from retto.models import sets as model_sets  # noqa: E402

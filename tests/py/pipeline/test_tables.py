@@ -1,4 +1,4 @@
-"""Tables and page regions (issue 20), scored against ground truth of our own (scripts/make_tables.py): six
+"""Tables and page regions (issue 20), scored against ground truth of our own (scripts/data/make_tables.py): six
 generated tables (ruled, borderless, spanning header, numbers/dates/money, a bank statement, an invoice) and two
 report pages with header, title, paragraph, figure, caption, table and footer.
 
@@ -32,7 +32,7 @@ from ocr_metrics import cer, normalise_ws
 import refkit
 from refkit import ROOT, THREADS
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "data"))
 import make_tables  # noqa: E402
 
 TABLES = list(make_tables.TABLES)
@@ -397,7 +397,7 @@ def alto_schema():
 
 
 def test_labelled_pages_ruled_table_reads_row_by_row_and_no_false_tables(tables_worker):
-    """The labelled pages (scripts/make_testset.py): the ruled table, read column by column without tables
+    """The labelled pages (scripts/data/make_testset.py): the ruled table, read column by column without tables
     (reading-order CER ~64 %), reads row by row with them; a UI screenshot (one figure over the whole picture),
     a deposition transcript (a weak "table" whose grid tears its lines) and the borderless table scan (a grid
     that crowds its lines) get no table."""

@@ -141,7 +141,7 @@ async function inputBytes(input) {
 
 /** retto.export's formats: {json: {type, ext, table}, ...}: the MIME type of the Blob ocr.export gives, the file
  * extension the CLI uses, and whether it is one table of a record ({ table: its index among the record's tables }).
- * Generated from Python's retto.export.format_table() at build time (scripts/assemble_web_assets.py). */
+ * Generated from Python's retto.export.format_table() at build time (scripts/build/assemble_web_assets.py). */
 export const EXPORT_FORMATS = Object.freeze(pythonFacts.export_formats);
 
 async function toMessage(input, maxPixels) {

@@ -42,7 +42,7 @@ async function verifiedResponse(file, stream, headers, onBytes = () => {}) {
   }
   const got = await sha256Hex(offset === body.length ? body : body.subarray(0, offset));
   if (got !== file.sha256) throw new Error(`${file.url}: sha256 ${got} does not match the build manifest`);
-  // The body is stored decoded: drop the encoding of a pre-compressed answer (scripts/precompress.mjs), or the
+  // The body is stored decoded: drop the encoding of a pre-compressed answer (scripts/build/precompress.mjs), or the
   // page would be told to decode it again and given the compressed length.
   const stored = new Headers(headers);
   stored.delete('Content-Encoding');

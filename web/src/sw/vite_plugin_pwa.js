@@ -13,7 +13,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync 
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// .br/.gz: scripts/precompress.mjs's copies of files listed here; the server picks them by Accept-Encoding.
+// .br/.gz: scripts/build/precompress.mjs's copies of files listed here; the server picks them by Accept-Encoding.
 const SKIP = [/^sw\.js$/, /\.map$/, /(^|\/)\.DS_Store$/, /\.(br|gz)$/];
 // Loaded only when a feature is first used: pdf.js (a PDF arrives), the searchable-PDF export's wheels and
 // XlsxWriter (the first table workbook).

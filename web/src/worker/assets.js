@@ -8,7 +8,7 @@ export async function fetchManifest(assetBase) {
 /** The manifest and its own size in bytes (it cannot list itself; the load total counts it too). */
 export async function fetchManifestSized(assetBase) {
   const res = await fetch(new URL('manifest.json', assetBase));
-  if (!res.ok) throw new RettoWorkerError('model_missing', `asset manifest missing (${res.status}): run scripts/setup_web.sh`);
+  if (!res.ok) throw new RettoWorkerError('model_missing', `asset manifest missing (${res.status}): run scripts/setup/setup_web.sh`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   return { manifest: JSON.parse(new TextDecoder().decode(bytes)), size: bytes.length };
 }
@@ -79,7 +79,7 @@ export function fetchModels(assetBase, modelSet, onBytes = () => {}, later = [])
   return out;
 }
 
-/** The set's WebGL model variants (scripts/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,
+/** The set's WebGL model variants (scripts/build/webgl_models.py): {models: {role: {bytes, buckets}}, buckets: {det_sides,
  * rec_widths, batch, cls_hw, rec_height}}. The index is checked against the asset manifest, each variant against
  * the index. */
 export async function fetchWebglModels(assetBase, manifest, modelSet, onBytes = () => {}) {

@@ -1,7 +1,7 @@
 // One model on onnxruntime-web's WebGL backend: a WebGL session accepts only the input shape it was created for,
 // so there is one session per bucket shape, made lazily from the model's WebGL variant with that shape stamped
 // in (retto.models.onnx_stamp, run in Pyodide). The bucket table and each stamped model's sha256 come from
-// models/webgl/webgl.json (scripts/webgl_models.py); Python's BucketWorker only ever sends those shapes.
+// models/webgl/webgl.json (scripts/build/webgl_models.py); Python's BucketWorker only ever sends those shapes.
 import { RettoWorkerError } from './errors.js';
 import { sha256Hex } from './assets.js';
 

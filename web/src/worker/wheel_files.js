@@ -1,6 +1,6 @@
 // A wheel (a zip file) written into Pyodide's file system from JS, on every start (a restored Python snapshot
 // included: the file system is not part of the heap). The set-up ships the wheels with their entries stored
-// (scripts/assemble_web_assets.py stored_zip), so each file is a slice of the download: measured under load,
+// (scripts/build/assemble_web_assets.py stored_zip), so each file is a slice of the download: measured under load,
 // Python's own unpacker took ~0.4 s for numpy, Pillow and retto, and inflating the deflated entries here with
 // DecompressionStream (one stream per file) 0.6 s. A deflated entry is still inflated that way.
 // Handles what wheels use: stored (0) and deflated (8) entries, no zip64, no encryption.
