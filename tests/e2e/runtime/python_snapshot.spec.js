@@ -19,7 +19,7 @@ function startAndRead() {
       const files = await o.evalPython(`
 import os, sysconfig
 site = sysconfig.get_paths()['purelib']
-[os.path.exists(os.path.join(site, *p.split('/'))) for p in ('retto/export.py', 'numpy/__init__.py', 'PIL/Image.py', 'pyclipper.py')]`);
+[os.path.exists(os.path.join(site, *p.split('/'))) for p in ('retto/export/__init__.py', 'numpy/__init__.py', 'PIL/Image.py', 'pyclipper.py')]`);
       const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
       return { start: o.info.python.start, files, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) };
     } finally {
