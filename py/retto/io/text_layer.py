@@ -17,9 +17,8 @@ none), since pdf.js gives no per-glyph positions; PDFium's one item per characte
 """
 from __future__ import annotations
 
-from retto.config import TEXT_LAYER_MODES, check_text_layer_mode
+from retto.config import check_text_layer_mode
 
-MODES = TEXT_LAYER_MODES
 IMAGE_SHARE = 0.25        # images over this share of the page area: `auto` reads the page by OCR
 ASCENT, DESCENT = 0.8, 0.2   # a word's box: from ASCENT x size above the baseline to DESCENT x size below it
 JOIN_GAP = 0.15           # pieces closer than this x size on one baseline are one word
