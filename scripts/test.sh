@@ -20,7 +20,9 @@ echo "== labelled test set";   .venv/bin/python scripts/data/make_testset.py
 echo "== npm packages";        bash scripts/setup/setup_npm.sh
 
 echo "== pytest"
-.venv/bin/python -m pytest -q --durations=20 tests/py   # the 20 slowest, to see where suite time goes
+# Two processes, each test file kept in one (its session fixtures are made once); the 20 slowest are listed to
+# see where suite time goes.
+.venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=20 tests/py
 echo "== web app";             bash scripts/setup/setup_web.sh
 echo "== browser tests (Playwright, Debian Chromium)"
 bash scripts/test_e2e.sh

@@ -1,7 +1,14 @@
 // Shared e2e fixtures: the dist/ servers (isolated and not), a fresh Chromium per test with a guard that
 // fails the test on any off-origin request, and helpers to drive the client API inside the page.
+//
+// Warm by default: each test's Chromium starts from its own copy of a profile that has visited the app once
+// (made once per Playwright worker, against that worker's servers: HTTP cache, compiled wasm, the stored Python
+// snapshot), which is what a returning visitor has. It spares every test a cold boot (about 10 s of wasm
+// compiling and Python start-up on this 2-core machine) without sharing state between tests: each copy is
+// thrown away. A test that is about a first visit, or needs the Browser object, says `test.use({ warm: false })`.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -35,6 +42,53 @@ export async function launchChromium({ webgpu = false } = {}) {
   });
 }
 
+/** Linux process ids (numbers) with each one's command line and parent, from /proc. */
+function processTable() {
+  const table = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ').pop().split(' ')[1]);
+      table.set(Number(name), { cmdline, ppid });
+    } catch { /* the process ended while we looked */ }
+  }
+  return table;
+}
+
+/** The renderer processes under the Chromium started on user-data-dir `profile` (its children and their children). */
+function rendererPidsOfProfile(profile) {
+  const table = processTable();
+  const root = [...table].find(([, p]) => p.cmdline.includes(`--user-data-dir=${profile}`)
+    && !p.cmdline.some((a) => a.startsWith('--type=')));
+  if (!root) throw new Error(`no Chromium process runs on ${profile}`);
+  const under = (pid) => { for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) if (p === root[0]) return true; return false; };
+  return [...table].filter(([pid, p]) => p.cmdline.includes('--type=renderer') && under(pid)).map(([pid]) => pid);
+}
+
+/** A profile that has booted the default set on the isolated server and read one small page, then closed. */
+async function makeWarmProfile(isolatedUrl) {
+  const dir = mkdtempSync(join(tmpdir(), 'retto-warm-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = context.pages()[0] || await context.newPage();
+    await page.goto(`${isolatedUrl}dev.html?boot=0`);
+    await page.waitForFunction(() => window.Retto);
+    const read = await page.evaluate(async () => {
+      const ocr = await window.Retto.create({});
+      const bytes = await (await fetch('/__testdata__/typewriter.png')).arrayBuffer();
+      const result = await ocr.recognize(bytes);
+      await ocr.terminate();
+      return result.lines.length;
+    });
+    if (!read) throw new Error('the warm-up read found no lines');
+  } finally {
+    await context.close();
+  }
+  return dir;
+}
+
 export const test = base.extend({
   // Two servers of the same dist/: with COOP/COEP (the product) and without (to test the fallback).
   servers: [async ({}, use) => {
@@ -48,11 +102,30 @@ export const test = base.extend({
   }, { scope: 'worker' }],
 
   webgpu: [false, { option: true }],
+  warm: [true, { option: true }],
 
-  // A fresh browser + context per test; every request must stay on the page's origin.
-  app: async ({ servers, webgpu }, use, testInfo) => {
-    const browser = await launchChromium({ webgpu });
-    const context = await browser.newContext();
+  warmProfile: [async ({ servers }, use) => {
+    const dir = await makeWarmProfile(servers.isolated);
+    await use(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }, { scope: 'worker' }],
+
+  // A fresh browser + context per test (warm: from a copy of the worker's warm profile; cold: an empty one);
+  // every request must stay on the page's origin.
+  app: async ({ servers, webgpu, warm, warmProfile }, use, testInfo) => {
+    let browser = null;
+    let context;
+    let profile = null;
+    if (warm) {
+      profile = mkdtempSync(join(tmpdir(), 'retto-profile-'));
+      cpSync(warmProfile, profile, { recursive: true });
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+        args: [...CHROMIUM_ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : [])] });
+    } else {
+      browser = await launchChromium({ webgpu });
+      context = await browser.newContext();
+    }
     const offOrigin = [];
     const origins = new Set(Object.values(servers).map((u) => new URL(u).origin));
     context.on('request', (req) => {
@@ -64,7 +137,7 @@ export const test = base.extend({
     // ...and is blocked, so nothing leaves this machine even if the app regressed (recorded above).
     await context.route((url) => !origins.has(url.origin) && /^(https?|wss?):$/.test(url.protocol),
       (route) => route.abort('blockedbyclient'));
-    const page = await context.newPage();
+    const page = context.pages()[0] || await context.newPage();
     const logs = [];
     page.on('console', (m) => logs.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => logs.push(`[pageerror] ${e.message}`));
@@ -73,6 +146,14 @@ export const test = base.extend({
       context,
       offOrigin,
       logs,
+      /** Process ids of this test's Chromium renderer processes (Linux), for memory readings from /proc. */
+      async rendererPids() {
+        if (profile) return rendererPidsOfProfile(profile);
+        const cdp = await browser.newBrowserCDPSession();
+        const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+        await cdp.detach();
+        return processInfo.filter((p) => p.type === 'renderer').map((p) => p.id);
+      },
       async open({ isolated = true } = {}) {
         await page.goto(`${isolated ? servers.isolated : servers.plain}dev.html?boot=0`); // the runtime page
         await page.waitForFunction(() => window.Retto);
@@ -102,7 +183,9 @@ export const test = base.extend({
     if (testInfo.status !== testInfo.expectedStatus) {
       await testInfo.attach('browser-console', { body: logs.join('\n'), contentType: 'text/plain' });
     }
-    await browser.close();
+    if (browser) await browser.close();
+    else await context.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
     expect(offOrigin, 'requests left the app origin').toEqual([]);
   },
 });

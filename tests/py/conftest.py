@@ -20,6 +20,18 @@ def pytest_sessionstart(session):
     fetch_test_data.main()
 
 
+def pytest_sessionfinish(session):
+    # Under pytest-xdist each worker process has its own REPORT_TABLES: hand them to the controller.
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["retto_report_tables"] = list(refkit.REPORT_TABLES)
+
+
+def pytest_testnodedown(node, error):
+    # Controller side of the hand-over above (xdist's hook; never called without xdist).
+    refkit.REPORT_TABLES.extend(getattr(node, "workeroutput", {}).get("retto_report_tables", []))
+
+
 def pytest_terminal_summary(terminalreporter):
     for table in refkit.REPORT_TABLES:
         terminalreporter.write_line("")

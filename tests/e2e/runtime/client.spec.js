@@ -2,6 +2,9 @@
 import { join } from 'node:path';
 import { DATA, expect, runNative, test } from '../fixtures.js';
 
+// The first test counts a first visit's bytes: every test here starts from an empty profile.
+test.use({ warm: false });
+
 test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
   await app.open();
   const fetched = new Set(); // every asset the page and its workers asked for while booting (the network's view)

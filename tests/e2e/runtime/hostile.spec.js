@@ -13,10 +13,7 @@ const TIMEOUT = 6 * 60_000;
 /** Resident memory (VmRSS, VmHWM) of every Chromium renderer process of this browser, in MB (Linux). */
 async function rendererPeakMB(app) {
   const { readFileSync } = await import('node:fs');
-  const cdp = await app.context.browser().newBrowserCDPSession();
-  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-  await cdp.detach();
-  return Math.max(...processInfo.filter((p) => p.type === 'renderer').map(({ id }) => {
+  return Math.max(...(await app.rendererPids()).map((id) => {
     const status = readFileSync(`/proc/${id}/status`, 'utf8');
     return Math.round(Number(status.match(/VmHWM:\s+(\d+) kB/)[1]) / 1024);
   }));

@@ -195,10 +195,7 @@ test('declared size: huge WebP/PNG headers and a huge ImageBitmap are refused be
 
 /** Resident memory (VmRSS, VmHWM: its peak) of every Chromium renderer process of this browser, in MB (Linux). */
 async function rendererMemory(app) {
-  const cdp = await app.context.browser().newBrowserCDPSession();
-  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-  await cdp.detach();
-  return processInfo.filter((p) => p.type === 'renderer').map(({ id }) => {
+  return (await app.rendererPids()).map((id) => {
     const status = readFileSync(`/proc/${id}/status`, 'utf8');
     const kb = (k) => Number(status.match(new RegExp(`${k}:\\s+(\\d+) kB`))[1]);
     return { pid: id, rssMB: Math.round(kb('VmRSS') / 1024), peakMB: Math.round(kb('VmHWM') / 1024) };
