@@ -1,0 +1,66 @@
+"""Lines read whole by a line recogniser (the `line_rec` role, e.g. Tesseract's LSTM): the grey, padded image it
+is given, its word boxes as spans along the crop (the shape the CTC recognisers' words take, words.py) and the
+line's writing direction."""
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+
+PAD = 0.25            # white margin around the crop, in line heights: Tesseract finds no text touching the edge
+MIN_HEIGHT = 32       # crops shorter than this are scaled up (the LSTM's input is about 36 px high)
+
+
+def is_rtl(char: str) -> bool:
+    """A right-to-left letter (Hebrew, Arabic, Thaana, …), by its Unicode bidirectional class."""
+    return unicodedata.bidirectional(char) in ("R", "AL")
+
+
+def direction(text: str) -> str:
+    """"rtl" when most of the line's directional letters are right-to-left, else "ltr" (digits and Latin words
+    inside an Arabic line do not turn it)."""
+    rtl = sum(is_rtl(c) for c in text)
+    ltr = sum(unicodedata.bidirectional(c) == "L" for c in text)
+    return "rtl" if rtl > ltr else "ltr"
+
+
+def grey(crop: np.ndarray) -> np.ndarray:
+    """uint8 [H, W] from an RGB or grey crop (ITU-R BT.601 luma, the weights Leptonica and PIL use)."""
+    if crop.ndim == 2:
+        return np.ascontiguousarray(crop, dtype=np.uint8)
+    rgb = crop[..., :3].astype(np.float32)
+    return np.clip(rgb @ np.array([0.299, 0.587, 0.114], dtype=np.float32) + 0.5, 0, 255).astype(np.uint8)
+
+
+def prepare(crop: np.ndarray) -> tuple:
+    """(image, scale, pad): the crop in grey, scaled up to MIN_HEIGHT when shorter and framed in white, with the
+    factor and the margin to take the recogniser's boxes back to crop pixels."""
+    g = grey(crop)
+    h, w = g.shape
+    scale = 1.0
+    if 0 < h < MIN_HEIGHT:
+        scale = MIN_HEIGHT / h
+        rows = np.minimum((np.arange(round(h * scale)) / scale).astype(int), h - 1)
+        cols = np.minimum((np.arange(max(1, round(w * scale))) / scale).astype(int), w - 1)
+        g = g[rows][:, cols]
+    pad = max(4, int(round(g.shape[0] * PAD)))
+    return np.pad(g, pad, constant_values=255), scale, pad
+
+
+def spans(words: list, crop_width: int, scale: float, pad: int) -> list:
+    """[(text, u0, u1, score)]: each word's left and right edge as fractions of the crop's width (words.span_quad
+    maps them onto the line box), from its box [x0, y0, x1, y1] in the prepared image's pixels."""
+    out = []
+    for w in words:
+        x0, _y0, x1, _y1 = w["box"]
+        u0 = min(max((x0 - pad) / scale / crop_width, 0.0), 1.0)
+        u1 = min(max((x1 - pad) / scale / crop_width, 0.0), 1.0)
+        if u1 > u0:
+            out.append((w["text"], u0, u1, float(w["score"])))
+    return out
+
+
+def line_score(words: list) -> float:
+    """The line's confidence: its words' mean, weighted by their length (0 for a line with no word)."""
+    sizes = [max(1, len(w["text"])) for w in words]
+    return float(sum(s * w["score"] for s, w in zip(sizes, words)) / sum(sizes)) if words else 0.0
