@@ -1,5 +1,5 @@
 """The `line_rec` role natively: Tesseract's LSTM recogniser (PyPI tesserocr, which bundles libtesseract) reads
-one straightened line crop in single-line mode (PSM 7), with the set's traineddata from models/<set>/tessdata/.
+one straightened line crop in single-line mode (PSM 7; raw-line mode, PSM 13, when PSM 7 finds no text), with the set's traineddata from models/<set>/tessdata/.
 
 The role's contract (pipeline/worker.py) is what a wasm build of the same engine can answer too: a uint8 grey
 image [H, W] in; {"text", "words": [{"text", "box": [x0, y0, x1, y1] in the image's pixels, "score": 0..1}]}
@@ -15,10 +15,10 @@ from retto.ops.line_text import is_rtl
 
 
 def engine_name() -> str:
-    """What runs the role, for result.backend (e.g. "tesseract 5.5.4 (tesserocr 2.13.0) LSTM, single line")."""
+    """What runs the role, for result.backend (e.g. "tesseract 5.5.4 (tesserocr 2.13.0) LSTM, single line …")."""
     import tesserocr
     version = tesserocr.tesseract_version().split()[1]
-    return f"tesseract {version} (tesserocr {tesserocr.__version__}) LSTM, single line"
+    return f"tesseract {version} (tesserocr {tesserocr.__version__}) LSTM, single line (PSM 7, else 13)"
 
 
 class TesseractLines:
@@ -42,8 +42,16 @@ class TesseractLines:
         grey = np.ascontiguousarray(grey, dtype=np.uint8)
         if grey.ndim != 2 or grey.size == 0:
             raise RettoError(INFERENCE_FAILED, f"line_rec needs a grey [H, W] image, got {list(grey.shape)}")
+        psm = self._tesserocr.PSM
+        out = self._read(grey, psm.SINGLE_LINE)
+        # Tesseract's own line finding inside PSM 7 drops some clean Bengali lines whole (the headline joins
+        # every letter into one blob); raw-line mode reads them. Not used first: it keeps stray edge marks.
+        return out if out["words"] else self._read(grey, psm.RAW_LINE)
+
+    def _read(self, grey: np.ndarray, mode) -> dict:
         h, w = grey.shape
         api, level = self._api, self._tesserocr.RIL.WORD
+        api.SetPageSegMode(mode)
         api.SetImageBytes(grey.tobytes(), w, h, 1, w)
         api.SetSourceResolution(300)   # the crops carry no DPI; without one Tesseract warns and guesses 70
         api.Recognize()
@@ -51,7 +59,10 @@ class TesseractLines:
         it = api.GetIterator()
         if it is not None:
             while True:
-                text = it.GetUTF8Text(level)
+                try:
+                    text = it.GetUTF8Text(level)
+                except RuntimeError:   # tesserocr raises on a word with no text (noise Tesseract kept)
+                    text = ""
                 box = it.BoundingBox(level)
                 if text and text.strip() and box is not None:
                     words.append({"text": text.strip(), "box": [int(v) for v in box],

@@ -3,12 +3,42 @@ is given, its word boxes as spans along the crop (the shape the CTC recognisers'
 line's writing direction."""
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import numpy as np
 
 PAD = 0.25            # white margin around the crop, in line heights: Tesseract finds no text touching the edge
 MIN_HEIGHT = 32       # crops shorter than this are scaled up (the LSTM's input is about 36 px high)
+
+
+# Left-to-right / right-to-left marks Tesseract puts around numbers in right-to-left lines: the text is in logical
+# order already, and the marks would only be invisible noise in every export.
+BIDI_MARKS = str.maketrans("", "", "\u200e\u200f\u061c")
+
+
+# Tesseract's traineddata (4.1.0) write some letters in older encodings than Unicode recommends:
+# - a zero-width non-joiner after a word-final virama (Tamil pulli, Malayalam chandrakkala): it changes nothing
+#   there, and it splits words for search;
+# - Malayalam chillu letters as consonant + virama + zero-width joiner (before Unicode 5.1), not the atomic ones;
+# - the micro sign U+00B5 for Greek mu;
+# - Thai and Lao sara am as nikhahit + sara aa (what NFKC makes of it), not the one letter.
+VIRAMA_ZWNJ = re.compile("([\u094d\u09cd\u0a4d\u0acd\u0b4d\u0bcd\u0c4d\u0ccd\u0d4d])\u200c(?=\\W|$)")
+MALAYALAM_CHILLU = {"\u0d23\u0d4d\u200d": "\u0d7a", "\u0d28\u0d4d\u200d": "\u0d7b", "\u0d30\u0d4d\u200d": "\u0d7c",
+                    "\u0d32\u0d4d\u200d": "\u0d7d", "\u0d33\u0d4d\u200d": "\u0d7e", "\u0d15\u0d4d\u200d": "\u0d7f"}
+GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+
+
+def clean(text: str) -> str:
+    """The recogniser's text in today's Unicode forms (above), NFC, without bidi marks, whitespace runs made
+    single spaces."""
+    text = VIRAMA_ZWNJ.sub("\\1", text.translate(BIDI_MARKS))
+    for old, atomic in MALAYALAM_CHILLU.items():
+        text = text.replace(old, atomic)
+    text = text.replace("\u0e4d\u0e32", "\u0e33").replace("\u0ecd\u0eb2", "\u0eb3")
+    if "\u00b5" in text and GREEK.search(text):
+        text = text.replace("\u00b5", "\u03bc")
+    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def is_rtl(char: str) -> bool:
@@ -55,8 +85,9 @@ def spans(words: list, crop_width: int, scale: float, pad: int) -> list:
         x0, _y0, x1, _y1 = w["box"]
         u0 = min(max((x0 - pad) / scale / crop_width, 0.0), 1.0)
         u1 = min(max((x1 - pad) / scale / crop_width, 0.0), 1.0)
-        if u1 > u0:
-            out.append((w["text"], u0, u1, float(w["score"])))
+        text = clean(w["text"])
+        if u1 > u0 and text:
+            out.append((text, u0, u1, float(w["score"])))
     return out
 
 

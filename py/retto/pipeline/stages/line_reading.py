@@ -1,11 +1,19 @@
 """Stage `rec` for a set whose lines are read whole (the `line_rec` role, Tesseract's LSTM in single-line mode):
 each straightened crop goes to the recogniser as a grey image -> page.texts, page.spans (its words along the
 crop, for word boxes) and page.directions (ltr / rtl). The CTC stages that re-read lines (flip check, re-reading,
-stacks, page turn) need the CTC recogniser's scores, so stages.build leaves them out for such a set."""
+stacks, page turn) need the CTC recogniser's scores, so stages.build leaves them out for such a set.
+
+The 0/180 line classifier was trained on Chinese and Latin lines and turns some lines of other scripts upside
+down (Hebrew, Hangul, Bengali in the script test pages). So a line it turned, or one read with little
+confidence, is read the other way up too, and the reading with the higher confidence is kept."""
 from __future__ import annotations
+
+import numpy as np
 
 from retto.models.sets import LINE_ROLE
 from retto.ops import line_text
+
+RECHECK_BELOW = 0.75   # a line read with less confidence than this is also read turned 180 degrees
 
 
 class LineReading:
@@ -15,19 +23,30 @@ class LineReading:
         self.p = pipeline
 
     async def run(self, page):
-        crops = page.lines.crops
+        found = page.lines
+        crops = found.crops
         page.texts = [("", 0.0)] * len(crops)
         page.spans = [[] for _ in crops]
         page.letters = [[] for _ in crops]
         page.directions = ["ltr"] * len(crops)
         for i, crop in enumerate(crops):
-            image, scale, pad = line_text.prepare(crop)
-            out = await self.p.read_line(LINE_ROLE, image, page)
-            words = list(out.get("words") or [])
-            text = str(out.get("text") or "")
-            page.texts[i] = (text, line_text.line_score(words))
-            page.spans[i] = line_text.spans(words, crop.shape[1], scale, pad)
+            text, score, spans = await self.read(crop, page)
+            if found.angles[i] == 180 or score < RECHECK_BELOW:
+                turned = np.ascontiguousarray(np.rot90(crop, 2))
+                other = await self.read(turned, page)
+                if other[1] > score:
+                    (text, score, spans), crops[i] = other, turned
+                    found.angles[i] = 0 if found.angles[i] == 180 else 180
+            page.texts[i], page.spans[i] = (text, score), spans
             page.directions[i] = line_text.direction(text)
             page.notify("rec", {"done": i + 1, "total": len(crops),
-                                "lines": [{"index": i, "text": text, "score": round(page.texts[i][1], 5)}]})
+                                "lines": [{"index": i, "text": text, "score": round(score, 5)}]})
         return page
+
+    async def read(self, crop: np.ndarray, page) -> tuple:
+        """(text, score, spans) of one crop as it stands."""
+        image, scale, pad = line_text.prepare(crop)
+        out = await self.p.read_line(LINE_ROLE, image, page)
+        words = list(out.get("words") or [])
+        return (line_text.clean(str(out.get("text") or "")), line_text.line_score(words),
+                line_text.spans(words, crop.shape[1], scale, pad))
