@@ -51,8 +51,7 @@ FONTS = {
 }
 VARIANTS = ("clean", "degraded")
 SIZE = 30            # font size in pixels
-WIDTH = 1100         # page width
-MARGIN = 40
+MARGIN = 40          # the page is as wide as its longest line and these margins: small pages keep the test fast
 LINE_GAP = 1.6       # line pitch in font sizes
 BLOCK_GAP = 1.0      # extra space between blocks, in font sizes
 
@@ -97,15 +96,16 @@ def render(name: str, text: str) -> tuple:
     font = ImageFont.truetype(str(path), SIZE, index=index, layout_engine=ImageFont.Layout.RAQM)
     groups = blocks(text)
     n_lines = sum(len(b) for b in groups)
+    width = int(2 * MARGIN + max(font.getlength(line, direction=direction) for b in groups for line in b))
     height = int(2 * MARGIN + SIZE * (LINE_GAP * n_lines + BLOCK_GAP * (len(groups) - 1)))
-    page = Image.new("L", (WIDTH, height), 255)
+    page = Image.new("L", (width, height), 255)
     draw = ImageDraw.Draw(page)
     lines, y = [], float(MARGIN)
     for b, block in enumerate(groups):
         for line in block:
             # Each line is laid out on its own; a Latin line on a right-to-left page keeps its own direction.
             line_dir = direction if any(0x0590 <= ord(c) <= 0x08FF for c in line) else "ltr"   # Hebrew, Arabic
-            anchor_x = WIDTH - MARGIN if line_dir == "rtl" else MARGIN
+            anchor_x = width - MARGIN if line_dir == "rtl" else MARGIN
             draw.text((anchor_x, y), line, font=font, fill=0, anchor="ra" if line_dir == "rtl" else "la",
                       direction=line_dir)
             x0, y0, x1, y1 = draw.textbbox((anchor_x, y), line, font=font, anchor="ra" if line_dir == "rtl"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from retto.errors import MODEL_INTEGRITY, MODEL_MISSING, RettoError
 
-ARCHIVE = os.environ.get("RETTO_DEBIAN_MIRROR", "https://deb.debian.org/debian")
+DEFAULT_ARCHIVE = "https://deb.debian.org/debian"   # $RETTO_DEBIAN_MIRROR points elsewhere (a mirror, a file:// copy)
 AR_MAGIC = b"!<arch>\n"
 
 
@@ -53,7 +53,8 @@ def download(source: dict, folder: Path) -> Path:
     path = folder / source["file"]
     if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == source["sha256"]:
         return path
-    url = f"{ARCHIVE}/{source['pool'].strip('/')}/{source['file']}"
+    archive = os.environ.get("RETTO_DEBIAN_MIRROR", DEFAULT_ARCHIVE).rstrip("/")
+    url = f"{archive}/{source['pool'].strip('/')}/{source['file']}"
     try:
         with urllib.request.urlopen(url, timeout=120) as response:
             data = response.read()

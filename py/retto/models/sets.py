@@ -198,6 +198,18 @@ def load(name: str | None = None, models_dir: Path | None = None) -> ModelSet:
     raise RettoError(INVALID_CONFIG, f"unknown model set {name!r}; choose one of: {', '.join(s.name for s in sets)}")
 
 
+def for_language(code: str, models_dir: Path | None = None) -> ModelSet:
+    """The set that reads a language, by its code as the set files list it ("ru", "uk", "ar") or Tesseract's
+    ("rus"): the first in display order, so a language several sets read ("en") goes to the earlier one."""
+    sets = available(models_dir)
+    want = code.strip()
+    for s in sets:
+        if want in s.languages or want in s.line_languages:
+            return s
+    known = sorted({lang for s in sets for lang in s.languages})
+    raise RettoError(INVALID_CONFIG, f"no model set reads language {code!r}; the sets read: {', '.join(known)}")
+
+
 def languages_of(name: str | None) -> list:
     """The languages of a set we ship, by name (none for models given by hand or a set not found)."""
     if not name:
