@@ -20,6 +20,7 @@ echo "== python environment";  bash scripts/setup/setup_python.sh --test
 echo "== models";              .venv/bin/python scripts/setup/fetch_models.py
 echo "== test images";         .venv/bin/python scripts/setup/fetch_test_data.py
 echo "== labelled test set";   .venv/bin/python scripts/data/make_testset.py
+echo "== script test pages";  .venv/bin/python scripts/data/make_script_testset.py   # the Tesseract sets' pages
 echo "== npm packages";        bash scripts/setup/setup_npm.sh
 
 echo "== pytest"
