@@ -129,6 +129,7 @@ def test_results_say_which_engine_read_each_role(results):
     assert result["backend"]["line_rec"].startswith("tesseract 5.5.4 (tesserocr 2.13.0)")
     assert result["backend"]["det"].startswith("onnxruntime") and "rec" not in result["backend"]
     assert "tha" in result["versions"]["line_rec"] and "rec" not in result["versions"]
+    assert result["timings"]["infer"]["line_rec"] > 0 and "rec" not in result["timings"]["infer"]
 
 
 def test_cli_picks_the_set_by_language_and_marks_rtl_lines_in_hocr(pages):

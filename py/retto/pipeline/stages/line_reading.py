@@ -25,6 +25,7 @@ class LineReading:
     async def run(self, page):
         found = page.lines
         crops = found.crops
+        page.timings["infer"].pop("rec", None)   # no CTC rec model ran: its time is line_rec's
         page.texts = [("", 0.0)] * len(crops)
         page.spans = [[] for _ in crops]
         page.letters = [[] for _ in crops]
