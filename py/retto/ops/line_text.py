@@ -77,18 +77,33 @@ def prepare(crop: np.ndarray) -> tuple:
     return np.pad(g, pad, constant_values=255), scale, pad
 
 
-def spans(words: list, crop_width: int, scale: float, pad: int) -> list:
+def spans(words: list, crop_width: int, scale: float, pad: int, rtl: bool = False) -> list:
     """[(text, u0, u1, score)]: each word's left and right edge as fractions of the crop's width (words.span_quad
-    maps them onto the line box), from its box [x0, y0, x1, y1] in the prepared image's pixels."""
-    out = []
+    maps them onto the line box), from its box [x0, y0, x1, y1] in the prepared image's pixels, the words in
+    reading order. Words follow one another along the line, so a box reaching over the word before it is cut
+    short of that word by the line's usual gap between words (the median of the others): Tesseract's LSTM
+    sometimes gives a right-to-left word a box from its own start far into the word before it (an Arabic line of
+    the script test pages), and boxes that touch would run the two words together in a PDF's text layer."""
+    edges = []
     for w in words:
+        text = clean(w["text"])
         x0, _y0, x1, _y1 = w["box"]
         u0 = min(max((x0 - pad) / scale / crop_width, 0.0), 1.0)
         u1 = min(max((x1 - pad) / scale / crop_width, 0.0), 1.0)
-        text = clean(w["text"])
         if u1 > u0 and text:
-            out.append((text, u0, u1, float(w["score"])))
-    return out
+            edges.append([text, u0, u1, float(w["score"])])
+    # The gap from each word to the next in reading order (negative: the boxes overlap).
+    gaps = [(a[1] - b[2]) if rtl else (b[1] - a[2]) for a, b in zip(edges, edges[1:])]
+    positive = sorted(g for g in gaps if g > 0)
+    usual = positive[len(positive) // 2] if positive else 0.0
+    for k, gap in enumerate(gaps):
+        if gap < 0:
+            before, word = edges[k], edges[k + 1]
+            u0, u1 = (word[1], min(word[2], before[1] - usual)) if rtl else (max(word[1], before[2] + usual),
+                                                                               word[2])
+            if u1 > u0:   # a box wholly inside the word before it stays as Tesseract gave it
+                word[1], word[2] = u0, u1
+    return [tuple(e) for e in edges]
 
 
 def line_score(words: list) -> float:

@@ -143,3 +143,17 @@ def test_cli_picks_the_set_by_language_and_marks_rtl_lines_in_hocr(pages):
     bad = subprocess.run([sys.executable, "-m", "retto", "--lang", "tlh", "--inputs", str(hebrew)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no model set reads language 'tlh'" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["arabic", "hebrew"])
+def test_the_searchable_pdf_gives_right_to_left_text_back_in_logical_order(name, results, tmp_path):
+    """pdftotext (poppler-utils) reads the PDF's text layer back as the lines we read, in logical order (it wraps
+    each right-to-left line in embedding marks U+202B ... U+202C, which are not text)."""
+    run = subprocess.run([sys.executable, "-m", "retto", "--models", name, "--inputs", str(PAGES / f"{name}_clean.png"),
+                          "--format", "pdf", "--output", str(tmp_path), "--no-progress"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    text = subprocess.run(["pdftotext", str(next(tmp_path.glob("*.pdf"))), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    lines = [line.strip("\u202b\u202c\u200f\u200e\f ") for line in text.splitlines()]
+    assert [line for line in lines if line] == [line["text"] for line in results[(name, "clean")]["lines"]]

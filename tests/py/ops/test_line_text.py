@@ -50,6 +50,22 @@ def test_spans_are_word_edges_as_fractions_of_the_crop():
     assert line_text.spans(words, 200, 2.0, 10) == [("abc", 0.25, 0.45, 0.9)]
 
 
+def test_a_word_box_reaching_over_the_word_before_it_is_cut_short_of_that_word():
+    # Crop 100 px, scale 1, no margin. Right to left: the second word's box runs into the first word's; the
+    # line's usual gap between words is 0.05 (the gap between the second and the third word).
+    rtl = [{"text": "א", "box": [60, 0, 90, 10], "score": 1.0}, {"text": "ב", "box": [20, 0, 80, 10], "score": 1.0},
+           {"text": "ג", "box": [0, 0, 15, 10], "score": 1.0}]
+    got = line_text.spans(rtl, 100, 1.0, 0, rtl=True)
+    assert [t for t, *_ in got] == ["א", "ב", "ג"]
+    assert [tuple(round(v, 6) for v in (u0, u1)) for _t, u0, u1, _s in got] == [(0.6, 0.9), (0.2, 0.55),
+                                                                                (0.0, 0.15)]
+    ltr = [{"text": "a", "box": [0, 0, 40, 10], "score": 1.0}, {"text": "b", "box": [30, 0, 70, 10], "score": 1.0}]
+    assert line_text.spans(ltr, 100, 1.0, 0) == [("a", 0.0, 0.4, 1.0), ("b", 0.4, 0.7, 1.0)]   # no usual gap
+    # A box wholly inside the word before it would vanish: it is left as Tesseract gave it.
+    inside = [{"text": "a", "box": [0, 0, 80, 10], "score": 1.0}, {"text": "b", "box": [20, 0, 60, 10], "score": 1.0}]
+    assert line_text.spans(inside, 100, 1.0, 0)[1] == ("b", 0.2, 0.6, 1.0)
+
+
 def test_line_score_weighs_words_by_length():
     words = [{"text": "aaa", "score": 1.0}, {"text": "b", "score": 0.6}]
     assert abs(line_text.line_score(words) - (3 * 1.0 + 0.6) / 4) < 1e-9

@@ -31,23 +31,24 @@ class LineReading:
         page.letters = [[] for _ in crops]
         page.directions = ["ltr"] * len(crops)
         for i, crop in enumerate(crops):
-            text, score, spans = await self.read(crop, page)
+            text, score, spans, direction = await self.read(crop, page)
             if found.angles[i] == 180 or score < RECHECK_BELOW:
                 turned = np.ascontiguousarray(np.rot90(crop, 2))
                 other = await self.read(turned, page)
                 if other[1] > score:
-                    (text, score, spans), crops[i] = other, turned
+                    (text, score, spans, direction), crops[i] = other, turned
                     found.angles[i] = 0 if found.angles[i] == 180 else 180
-            page.texts[i], page.spans[i] = (text, score), spans
-            page.directions[i] = line_text.direction(text)
+            page.texts[i], page.spans[i], page.directions[i] = (text, score), spans, direction
             page.notify("rec", {"done": i + 1, "total": len(crops),
                                 "lines": [{"index": i, "text": text, "score": round(score, 5)}]})
         return page
 
     async def read(self, crop: np.ndarray, page) -> tuple:
-        """(text, score, spans) of one crop as it stands."""
+        """(text, score, spans, direction) of one crop as it stands."""
         image, scale, pad = line_text.prepare(crop)
         out = await self.p.read_line(LINE_ROLE, image, page)
         words = list(out.get("words") or [])
-        return (line_text.clean(str(out.get("text") or "")), line_text.line_score(words),
-                line_text.spans(words, crop.shape[1], scale, pad))
+        text = line_text.clean(str(out.get("text") or ""))
+        direction = line_text.direction(text)
+        return (text, line_text.line_score(words),
+                line_text.spans(words, crop.shape[1], scale, pad, rtl=direction == "rtl"), direction)
