@@ -70,3 +70,13 @@ def test_line_score_weighs_words_by_length():
     words = [{"text": "aaa", "score": 1.0}, {"text": "b", "score": 0.6}]
     assert abs(line_text.line_score(words) - (3 * 1.0 + 0.6) / 4) < 1e-9
     assert line_text.line_score([]) == 0.0
+
+
+def test_hocr_and_alto_name_the_language_of_a_line_in_another_script_when_the_set_has_one():
+    from retto.ops.line_metrics import language
+    assert language("הילדים שיחקו", ["he", "en"]) == "he"
+    assert language("Hello there", ["he", "en"]) == "en"
+    assert language("วันนี้อากาศดี", ["th"]) == "th"
+    assert language("Привет", ["ru", "uk", "en"]) is None                # two Cyrillic languages: cannot tell
+    assert language("Привет", ["zh", "en"]) is None                      # a set that does not read it
+    assert language("Hello", ["zh", "en"]) == "en"                       # as before
