@@ -13,8 +13,7 @@ CORE = {"retto._version", "retto.errors", "retto.config", "retto.result", "retto
 FACADE = {"retto", "retto.__main__"}
 # Third-party packages that may be imported only inside one layer.
 HOMES = {"pyodide": "browser", "js": "browser", "onnxruntime": "native", "pypdfium2": "native", "tesserocr": "native",
-         "ray": "scale",
-         "pyarrow": "scale"}
+         "ray": "scale", "pyarrow": "scale"}
 
 
 def module_name(root: Path, path: Path) -> str:

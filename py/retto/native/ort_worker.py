@@ -116,8 +116,8 @@ class OrtWorker:
         self.roles = set(model_bytes) | set(self.model_set.model_roles)
         self._line_reader = self._open_line_reader() if LINE_ROLE in self.roles else None
         first = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
-        for role in self.roles - set(ROLES) - {LINE_ROLE}:   # reported before they open, as every result must
-            # say what ran
+        # The optional models are reported before they open, as every result must say what ran (line_rec: above).
+        for role in self.roles - set(ROLES) - {LINE_ROLE}:
             self.backend[role] = f"onnxruntime {ort.__version__} {first}"
             self.versions[role] = self.model_set.version(role)
         self.charset = (self._charset(model_bytes["rec"], custom["rec"] is not None, models_dir)
