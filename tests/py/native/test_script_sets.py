@@ -157,3 +157,13 @@ def test_the_searchable_pdf_gives_right_to_left_text_back_in_logical_order(name,
                           check=True).stdout
     lines = [line.strip("\u202b\u202c\u200f\u200e\f ") for line in text.splitlines()]
     assert [line for line in lines if line] == [line["text"] for line in results[(name, "clean")]["lines"]]
+
+
+def test_a_blank_page_and_a_speck_read_as_nothing_without_failing():
+    session = OrtWorker(models="thai", threads=THREADS).session()
+    blank = np.full((200, 300, 3), 255, np.uint8)
+    assert session.run(blank).to_dict()["lines"] == []
+    speck = blank.copy()
+    speck[100:103, 150:152] = 0
+    result = session.run(speck).to_dict()
+    assert result["lines"] == [] and result["warnings"] == []

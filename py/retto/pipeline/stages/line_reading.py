@@ -45,6 +45,8 @@ class LineReading:
 
     async def read(self, crop: np.ndarray, page) -> tuple:
         """(text, score, spans, direction) of one crop as it stands."""
+        if crop.size == 0:   # a degenerate box: nothing to read, and no reason to fail the page
+            return "", 0.0, [], "ltr"
         image, scale, pad = line_text.prepare(crop)
         out = await self.p.read_line(LINE_ROLE, image, page)
         words = list(out.get("words") or [])
