@@ -1,5 +1,6 @@
 """The `line_rec` role natively: Tesseract's LSTM recogniser (PyPI tesserocr, which bundles libtesseract) reads
-one straightened line crop in single-line mode (PSM 7; raw-line mode, PSM 13, when PSM 7 finds no text), with the set's traineddata from models/<set>/tessdata/.
+one straightened line crop in single-line mode (PSM 7; raw-line mode, PSM 13, when PSM 7 finds no text), with the
+set's traineddata from models/<set>/tessdata/.
 
 The role's contract (pipeline/worker.py) is what a wasm build of the same engine can answer too: a uint8 grey
 image [H, W] in; {"text", "words": [{"text", "box": [x0, y0, x1, y1] in the image's pixels, "score": 0..1}]}

@@ -16,13 +16,15 @@ def test_the_build_lists_native_only_sets_with_their_reason_and_ships_none_of_th
     native_only = assemble_web_assets.native_only_model_sets()
     tesseract = {s.name for s in model_sets.available() if s.line_rec}
     assert set(native_only) == tesseract and {"cyrillic", "arabic", "korean"} <= tesseract
-    assert native_only["greek"] == {"label": "Ελληνικά & English", "reason": model_sets.load("greek").browser["reason"]}
+    greek = model_sets.load("greek")
+    assert native_only["greek"] == {"label": "Ελληνικά & English", "reason": greek.browser["reason"]}
     assert all(s.browser_supported for s in model_sets.available() if not s.line_rec)
 
 
 def test_the_worker_refuses_a_native_only_set_by_name_with_its_reason():
     manifest = {"model_sets": {"ppocr-v6-tiny": {"files": {}}}, "default_model_set": "ppocr-v6-tiny",
-                "native_only_model_sets": {"greek": {"label": "Ελληνικά & English", "reason": "not in wasm yet"}}}
+                "native_only_model_sets": {"greek": {"label": "Ελληνικά & English",
+                                                     "reason": "not in wasm yet"}}}
     script = f"""
 import {{ modelSetEntry }} from './web/src/worker/assets.js';
 const manifest = {json.dumps(manifest)};
