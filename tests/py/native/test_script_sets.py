@@ -31,11 +31,13 @@ TESSERACT_SETS = [s.name for s in model_sets.available() if s.line_rec]
 # tamil 0 / 0, telugu 0 / 0.065, kannada 0.047 / 0 (a stray line from a detached vowel sign), malayalam 0 / 0,
 # thai 0 / 0.075, korean 0 / 0, georgian 0.029 / 0.043, armenian 0.045 / 0.061 (the Armenian full stop read as
 # a colon).
+# Bounds: at least 2 % on a clean page (one letter of a short page, should another CPU's detector cut a line a
+# pixel differently), else the measure plus 1 %; the measure plus 3 % on a degraded page.
 CER_BOUNDS = {
-    "cyrillic": (0.01, 0.02), "greek": (0.02, 0.06), "arabic": (0.02, 0.32), "hebrew": (0.01, 0.19),
-    "devanagari": (0.01, 0.01), "bengali": (0.02, 0.02), "gurmukhi": (0.01, 0.04), "gujarati": (0.01, 0.01),
-    "tamil": (0.01, 0.01), "telugu": (0.01, 0.08), "kannada": (0.06, 0.01), "malayalam": (0.01, 0.01),
-    "thai": (0.01, 0.09), "korean": (0.01, 0.01), "georgian": (0.04, 0.06), "armenian": (0.06, 0.08),
+    "cyrillic": (0.02, 0.03), "greek": (0.02, 0.08), "arabic": (0.02, 0.30), "hebrew": (0.02, 0.19),
+    "devanagari": (0.02, 0.03), "bengali": (0.02, 0.04), "gurmukhi": (0.02, 0.06), "gujarati": (0.02, 0.03),
+    "tamil": (0.02, 0.03), "telugu": (0.02, 0.10), "kannada": (0.06, 0.03), "malayalam": (0.02, 0.03),
+    "thai": (0.02, 0.11), "korean": (0.02, 0.03), "georgian": (0.04, 0.08), "armenian": (0.06, 0.10),
 }
 
 
@@ -82,15 +84,15 @@ def test_each_set_reads_its_pages_within_its_measured_bounds(name, pages, result
 
 @pytest.mark.parametrize("name", TESSERACT_SETS)
 def test_word_boxes_fall_inside_the_drawn_words(name, pages, results):
-    """On the clean page, 90 % of our words (95 % of all sets' together, below) have their centre inside a drawn
-    word's box, and 85 % of the drawn words hold one of ours."""
+    """On the clean page, 95 % of our words have their centre inside a drawn word's box, and 90 % of the drawn
+    words hold one of ours (measured: all of them, but one Bengali word of 18 holding none)."""
     gt_words = [w["box"] for g in pages[(name, "clean")]["lines"] for w in g["words"]]
     ours = [w["box"] for line in results[(name, "clean")]["lines"] for w in line["words"]]
     centres = [tuple(np.mean(np.asarray(b, float), axis=0)) for b in ours]
     placed = sum(any(point_in_convex(c, g) for g in gt_words) for c in centres)
     covered = sum(any(point_in_convex(c, g) for c in centres) for g in gt_words)
-    assert ours and placed / len(ours) >= 0.9, (placed, len(ours))
-    assert covered / len(gt_words) >= 0.85, (covered, len(gt_words))
+    assert ours and placed / len(ours) >= 0.95, (placed, len(ours))
+    assert covered / len(gt_words) >= 0.9, (covered, len(gt_words))
 
 
 def test_right_to_left_lines_are_in_logical_order_and_say_so(pages, results):
