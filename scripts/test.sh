@@ -6,17 +6,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if { ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; } \
-   || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || ! command -v pdftotext >/dev/null 2>&1; then
-  echo "== installing Debian chromium, fonts and poppler-utils (browser tests, labelled test set, pdftotext)"
+   || [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] || ! command -v pdftotext >/dev/null 2>&1 \
+   || [ ! -f /usr/share/fonts/truetype/noto/NotoSansGeorgian-Regular.ttf ] \
+   || [ ! -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ]; then
+  echo "== installing Debian chromium, fonts and poppler-utils (browser tests, labelled test sets, pdftotext)"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei poppler-utils >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei poppler-utils \
+    fonts-noto-core fonts-noto-cjk libfribidi0 >/dev/null   # Noto + fribidi (Pillow's raqm): the script test pages
 fi
 
 echo "== python environment";  bash scripts/setup/setup_python.sh --test
 echo "== models";              .venv/bin/python scripts/setup/fetch_models.py
 echo "== test images";         .venv/bin/python scripts/setup/fetch_test_data.py
 echo "== labelled test set";   .venv/bin/python scripts/data/make_testset.py
+echo "== script test pages";  .venv/bin/python scripts/data/make_script_testset.py   # the Tesseract sets' pages
 echo "== npm packages";        bash scripts/setup/setup_npm.sh
 
 echo "== pytest"

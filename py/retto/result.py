@@ -14,10 +14,13 @@ class TextLine:
     score: float       # mean of the kept CTC max-probabilities
     angle: int         # 0 or 180: the orientation the classifier found (and undid before recognition)
     words: list = field(default_factory=list)   # [{text, box, score}] from the CTC time steps (words.py)
+    direction: str | None = None   # "ltr" / "rtl" (text in logical order either way); sets whose lines are read
+                                   # whole (Tesseract) say it, the CTC sets leave it out
 
     def to_dict(self) -> dict:
         return {"box": _box(self.box), "text": self.text, "score": round(float(self.score), 5),
                 "angle": int(self.angle),
+                **({"direction": self.direction} if self.direction else {}),
                 "words": [{"text": w["text"], "box": _box(w["box"]), "score": round(float(w["score"]), 5)}
                           for w in self.words]}
 

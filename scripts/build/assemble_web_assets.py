@@ -211,13 +211,15 @@ def assemble_model_sets(only: list[str] | None = None) -> tuple[dict, str]:
     assets/models/<set>/ (+ webgl/ for the sets WebGL can run), the files several sets share once under
     assets/models/shared/. Returns the manifest's per-set entries (the set
     file itself, for Python; the asset paths, for the worker) and the default set (the first of `only`)."""
-    sets = model_sets.available(ROOT / "models")
+    every = model_sets.available(ROOT / "models")
+    sets = [s for s in every if s.browser_supported]   # the others are listed as native_only_model_sets
     if only:
         default = next(s.name for s in sets if s.default)
         names = [default if n == "default" else n for n in only]
         unknown = set(names) - {s.name for s in sets}
         if unknown:
-            raise SystemExit(f"unknown model set(s) {sorted(unknown)}; known: {[s.name for s in sets]}")
+            raise SystemExit(f"unknown or native-only model set(s) {sorted(unknown)}; the browser can run: "
+                             f"{[s.name for s in sets]}")
         sets = [s for s in sets if s.name in names]
     # First what each set ships (checked, optimised), then where: a file whose bytes two or more sets ship (the
     # layout and table models, the orientation model, a recogniser one set re-reads with and another reads with)
@@ -302,6 +304,13 @@ def assemble_retto_wheel() -> str:
         return wheels[0].name
 
 
+def native_only_model_sets() -> dict:
+    """name -> {label, reason} of the sets the browser cannot run yet (a set file's `browser.supported` false):
+    the worker refuses them by name with the reason, and no chooser lists them."""
+    return {s.name: {"label": s.label, "reason": s.browser.get("reason", "")}
+            for s in model_sets.available(ROOT / "models") if not s.browser_supported}
+
+
 def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, export_wheels=(),
                    pdfjs_files=(), pdf_wheels=(), xlsx_wheels=()) -> dict:
     files = {}
@@ -317,6 +326,7 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
         # The worker fetches only the chosen set (its WebGL variants only when WebGL may run a model).
         "model_sets": sets,
         "default_model_set": default_set,
+        "native_only_model_sets": native_only_model_sets(),   # name -> {label, reason}: not shipped, refused
         # Loaded on demand, never at boot: pdf.js when a PDF arrives; the export wheels on the first PDF export.
         "pdfjs": {"version": PDFJS_VERSION, "base": "pdfjs/", "module": "pdfjs/build/pdf.min.mjs",
                   "worker": "pdfjs/build/pdf.worker.min.mjs"} if pdfjs_files else None,

@@ -12,8 +12,8 @@ LAYERS = ["core", "io", "ops", "models", "pipeline", "export", "native", "browse
 CORE = {"retto._version", "retto.errors", "retto.config", "retto.result", "retto.records", "retto.stepping"}
 FACADE = {"retto", "retto.__main__"}
 # Third-party packages that may be imported only inside one layer.
-HOMES = {"pyodide": "browser", "js": "browser", "onnxruntime": "native", "pypdfium2": "native", "ray": "scale",
-         "pyarrow": "scale"}
+HOMES = {"pyodide": "browser", "js": "browser", "onnxruntime": "native", "pypdfium2": "native", "tesserocr": "native",
+         "ray": "scale", "pyarrow": "scale"}
 
 
 def module_name(root: Path, path: Path) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 
 from retto import export
+from retto.errors import RettoError
+from retto.models import sets as model_sets
 from retto.io.image import DEFAULT_MAX_FILE_BYTES
 
 SINGLE_DOCUMENT_FORMATS = ("hocr", "alto", "pdf")   # one file is one document: several inputs need --output
@@ -48,6 +50,8 @@ def parse_args(argv=None):
                    help="N worker processes of --threads threads each (default 1 thread), same output in input "
                         "order; on one machine faster than one process of N threads")
     p.add_argument("--models", metavar="NAME", help="the model set (languages and speed); see `retto models list`")
+    p.add_argument("--lang", metavar="CODE", help="the model set that reads this language (ru, uk, el, ar, he, hi, "
+                   "ko, …, as the set files list them; or Tesseract's rus, ell, …); instead of --models")
     p.add_argument("--list-models", action="store_true", help="the same as `retto models list`")
     p.add_argument("--det-model", help="path to a det .onnx (default: the model set's verified model)")
     p.add_argument("--cls-model", help="path to a cls .onnx")
@@ -73,4 +77,11 @@ def parse_args(argv=None):
         p.error("the following arguments are required: --inputs (or --images)")
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
+    if args.lang:
+        if args.models:
+            p.error("--lang picks the model set: give --lang or --models, not both")
+        try:
+            args.models = model_sets.for_language(args.lang, args.models_dir).name
+        except RettoError as err:
+            p.error(f"{err.code}: {err.message}")
     return args

@@ -79,13 +79,16 @@ def _hocr_line(out: list, lid: str, line: dict, words: list, languages, p: int, 
     """One ocr_line span with its words; returns the word count so far (word ids run through the file)."""
     x0, y0, x1, y1 = bounds(line["box"])
     lang = language(line["text"], languages)
-    out.append(f'<span class="ocr_line" id="{lid}"' + (f' lang="{lang}"' if lang else "")
+    # A right-to-left line (Hebrew, Arabic) says so, as Tesseract's own hOCR does: its text and words are in
+    # logical order, and a viewer lays them out right to left.
+    rtl = ' dir="rtl"' if line.get("direction") == "rtl" else ""
+    out.append(f'<span class="ocr_line" id="{lid}"' + (f' lang="{lang}"' if lang else "") + rtl
                + f' title="bbox {x0} {y0} {x1} {y1}; {_hocr_metrics(line)}">')
     for word in words:
         n_word += 1
         wx0, wy0, wx1, wy1 = bounds(word["box"])
         conf = int(round(100 * word["score"]))
-        out.append(f'<span class="ocrx_word" id="word_{p}_{n_word}" title="bbox {wx0} {wy0} {wx1} '
+        out.append(f'<span class="ocrx_word" id="word_{p}_{n_word}"{rtl} title="bbox {wx0} {wy0} {wx1} '
                    f'{wy1}; x_wconf {conf}">{xml_text(word["text"])}</span>')
     out.append("</span>")
     return n_word

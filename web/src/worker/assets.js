@@ -41,10 +41,16 @@ export async function sha256Hex(bytes) {
   return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The chosen model set's entry in the asset manifest (null: the default set); unknown names are an error. */
+/** The chosen model set's entry in the asset manifest (null: the default set); unknown names are an error, and a
+ * native-only set (manifest.native_only_model_sets) is `backend_unavailable` with its reason. */
 export function modelSetEntry(manifest, name) {
   const chosen = name ?? manifest.default_model_set;
   const entry = manifest.model_sets?.[chosen];
+  const nativeOnly = manifest.native_only_model_sets?.[chosen];
+  if (!entry && nativeOnly) {   // a set the browser cannot run yet (its set file says why): refused by name
+    throw new RettoWorkerError('backend_unavailable', `model set ${JSON.stringify(chosen)} (${nativeOnly.label}) `
+      + `runs natively only for now: ${nativeOnly.reason}`);
+  }
   if (!entry) {
     throw new RettoWorkerError('invalid_config', `unknown model set ${JSON.stringify(chosen)}; choose one of: `
       + `${Object.keys(manifest.model_sets ?? {}).join(', ')}`);

@@ -10,7 +10,8 @@ switched on by the config (which the model set's file fills in).
   det + cls run again on it. It comes after them because its evidence is the page's own lines.
 - stacks (stacks.py, layout.split_stacks): a tall box that is a stack of short rows (a table column merged by
   the detector) is split into its rows when they read better than the one turned line.
-- rec (recognition.py): every line read by the recogniser.
+- rec (recognition.py): every line read by the recogniser; for a set with a whole-line recogniser (the
+  `line_rec` role, Tesseract) line_reading.py instead, and no stage that re-reads lines by CTC scores.
 - flip_check (flip_check.py, cls.verify): lines the classifier turned are read the other way too; the better
   reading wins.
 - reread (reread.py, rec.reread_below > 0 and a "reread" model in the set): doubtful lines are read again by
@@ -24,7 +25,9 @@ from __future__ import annotations
 
 from retto.pipeline.stages.detection import Detection
 from retto.pipeline.stages.flip_check import FlipCheck
+from retto.models.sets import LINE_ROLE
 from retto.pipeline.stages.line_orientation import LineOrientation
+from retto.pipeline.stages.line_reading import LineReading
 from retto.pipeline.stages.page_turn import PageTurn
 from retto.pipeline.stages.reading_order import ReadingOrder
 from retto.pipeline.stages.recognition import Recognition
@@ -38,6 +41,11 @@ def build(pipeline) -> list:
     cfg = pipeline.config
     det, line_cls = Detection(pipeline), LineOrientation(pipeline)
     stages = [det, line_cls]
+    if pipeline.has(LINE_ROLE):   # lines read whole: the CTC re-reading stages have no scores to compare
+        stages.append(LineReading(pipeline))
+        if cfg.layout.reading_order == "blocks":
+            stages.append(ReadingOrder(pipeline))
+        return stages
     if cfg.layout.page_orientation == "auto":
         stages.append(PageTurn(pipeline, [det, line_cls]))
     if cfg.layout.split_stacks:

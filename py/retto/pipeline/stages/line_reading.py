@@ -1,0 +1,56 @@
+"""Stage `rec` for a set whose lines are read whole (the `line_rec` role, Tesseract's LSTM in single-line mode):
+each straightened crop goes to the recogniser as a grey image -> page.texts, page.spans (its words along the
+crop, for word boxes) and page.directions (ltr / rtl). The CTC stages that re-read lines (flip check, re-reading,
+stacks, page turn) need the CTC recogniser's scores, so stages.build leaves them out for such a set.
+
+The 0/180 line classifier was trained on Chinese and Latin lines and turns some lines of other scripts upside
+down (Hebrew, Hangul, Bengali in the script test pages). So a line it turned, or one read with little
+confidence, is read the other way up too, and the reading with the higher confidence is kept."""
+from __future__ import annotations
+
+import numpy as np
+
+from retto.models.sets import LINE_ROLE
+from retto.ops import line_text
+
+RECHECK_BELOW = 0.75   # a line read with less confidence than this is also read turned 180 degrees
+
+
+class LineReading:
+    name = "rec"
+
+    def __init__(self, pipeline):
+        self.p = pipeline
+
+    async def run(self, page):
+        found = page.lines
+        crops = found.crops
+        page.timings["infer"].pop("rec", None)   # no CTC rec model ran: its time is line_rec's
+        page.texts = [("", 0.0)] * len(crops)
+        page.spans = [[] for _ in crops]
+        page.letters = [[] for _ in crops]
+        page.directions = ["ltr"] * len(crops)
+        for i, crop in enumerate(crops):
+            text, score, spans, direction = await self.read(crop, page)
+            if found.angles[i] == 180 or score < RECHECK_BELOW:
+                turned = np.ascontiguousarray(np.rot90(crop, 2))
+                other = await self.read(turned, page)
+                if other[1] > score:
+                    (text, score, spans, direction), crops[i] = other, turned
+                    found.angles[i] = 0 if found.angles[i] == 180 else 180
+            page.texts[i], page.spans[i], page.directions[i] = (text, score), spans, direction
+            page.notify("rec", {"done": i + 1, "total": len(crops),
+                                "lines": [{"index": i, "text": text, "score": round(score, 5)}]})
+        return page
+
+    async def read(self, crop: np.ndarray, page) -> tuple:
+        """(text, score, spans, direction) of one crop as it stands."""
+        if crop.size == 0:   # a degenerate box: nothing to read, and no reason to fail the page
+            return "", 0.0, [], "ltr"
+        image, scale, pad = line_text.prepare(crop)
+        out = await self.p.read_line(LINE_ROLE, image, page)
+        words = list(out.get("words") or [])
+        text = line_text.clean(str(out.get("text") or ""))
+        direction = line_text.direction(text)
+        return (text, line_text.line_score(words),
+                line_text.spans(words, crop.shape[1], scale, pad, rtl=direction == "rtl"), direction)
