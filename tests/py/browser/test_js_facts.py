@@ -40,7 +40,7 @@ def node(facts_file, script: str):
 
 def test_the_build_writes_js_facts(tmp_path, monkeypatch):
     """scripts/build/assemble_web_assets.py (setup_web.sh, build_npm_package.sh) writes exactly js_facts()."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(ROOT / "scripts" / "build"))
     import assemble_web_assets
     monkeypatch.setattr(assemble_web_assets, "PYTHON_FACTS", tmp_path / "python_facts.json")
     assemble_web_assets.write_python_facts()
@@ -51,10 +51,16 @@ def test_model_roles_are_pythons(facts_file):
     got = node(facts_file, "const b = await import('./web/src/worker/backends.js');"
                            "console.log(JSON.stringify([b.MODEL_NAMES, b.OPTIONAL_MODELS]));")
     assert got == [list(ROLES), list(OPTIONAL_ROLES)]
-    # and every role a shipped set file names is one of them (besides its dictionaries)
+    checked = []
+    # and every role a set file the browser runs names is one of them (besides its dictionaries); the native-only
+    # sets (Tesseract's line_rec) are not shipped to the browser (tests/py/browser/test_native_only_sets.py)
     for path in sorted((ROOT / "py" / "retto" / "sets").glob("*.json")):
         model_set = ModelSet.from_dict(json.loads(path.read_text()))
+        if not model_set.browser_supported:
+            continue
         assert set(model_set.model_roles) == set(model_set.files) & (set(got[0]) | set(got[1])), path.name
+        checked.append(path.stem)
+    assert {"ppocr-v4", "ppocr-v5-mobile", "ppocr-v6-small", "ppocr-v6-tiny"} <= set(checked)
 
 
 def test_export_formats_are_pythons(facts_file):

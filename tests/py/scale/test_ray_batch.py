@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -53,8 +54,9 @@ def ray_cluster(tmp_path_factory):
     home_ray, tmp_ray = Path.home() / ".ray", Path("/tmp/ray")
     existed = {p: p.exists() for p in (home_ray, tmp_ray)}
     before = ray_pids()
-    temp = tmp_path_factory.getbasetemp() / "ray"
-    assert len(str(temp)) <= MAX_TEMP_DIR_CHARS, f"pytest's temporary folder {temp} is too long for Ray's sockets"
+    # Not under pytest's basetemp: with pytest-xdist (.../popen-gw0/) it is longer than Ray's socket paths allow.
+    temp = Path(tempfile.mkdtemp(prefix="retto-ray-")) / "ray"
+    assert len(str(temp)) <= MAX_TEMP_DIR_CHARS, f"the temporary folder {temp} is too long for Ray's sockets"
     conn = RayConnection(None, str(temp), cpus=2)
     started = ray_pids() - before
     assert started, "a local Ray runs a raylet and a gcs_server"
@@ -64,6 +66,7 @@ def ray_cluster(tmp_path_factory):
     for path, was in existed.items():
         assert path.exists() == was, f"the tests created {path}"
     assert any(temp.iterdir()), "Ray kept its session in the folder it was given"
+    shutil.rmtree(temp.parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
