@@ -68,6 +68,9 @@ function storedRecord() {
   });
 }
 
+// Starts from an empty profile: the test makes the first snapshot itself.
+test.use({ warm: false });
+
 test('the Python snapshot: made cold, restored warm, and rebuilt when stale or damaged', async ({ app }) => {
   await app.open();
   const cold = await app.page.evaluate(startAndRead());
