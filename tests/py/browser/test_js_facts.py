@@ -16,7 +16,7 @@ from retto.browser.buckets import REC_WIDTHS, rec_time_steps
 from retto.browser.facts import js_facts
 from retto.io.image import SAFE_FORMATS, decode
 from retto.io.inputs import IMAGE_SUFFIXES, INPUT_SUFFIXES, PDF_SUFFIXES, collect_inputs
-from retto.models.sets import OPTIONAL_ROLES, ROLES, ModelSet
+from retto.models.sets import LINE_ROLE, OPTIONAL_ROLES, ROLES, TRAINEDDATA_PREFIX, ModelSet
 
 ROOT = Path(__file__).resolve().parents[3]
 HOOKS = Path(__file__).with_name("node_facts_hooks.mjs")
@@ -51,16 +51,21 @@ def test_model_roles_are_pythons(facts_file):
     got = node(facts_file, "const b = await import('./web/src/worker/backends.js');"
                            "console.log(JSON.stringify([b.MODEL_NAMES, b.OPTIONAL_MODELS]));")
     assert got == [list(ROLES), list(OPTIONAL_ROLES)]
+    line = node(facts_file, "const f = (await import('./web/src/generated/python_facts.json')).default;"
+                            "console.log(JSON.stringify([f.line_role, f.traineddata_prefix]));")
+    assert line == [LINE_ROLE, TRAINEDDATA_PREFIX]
     checked = []
-    # and every role a set file the browser runs names is one of them (besides its dictionaries); the native-only
-    # sets (Tesseract's line_rec) are not shipped to the browser (tests/py/browser/test_native_only_sets.py)
+    # and every onnx role a set file the browser runs names is one of them (besides its dictionaries); a Tesseract
+    # set's line_rec is read from its traineddata files, which the worker finds by that prefix (line_reader.js)
     for path in sorted((ROOT / "py" / "retto" / "sets").glob("*.json")):
         model_set = ModelSet.from_dict(json.loads(path.read_text()))
         if not model_set.browser_supported:
             continue
-        assert set(model_set.model_roles) == set(model_set.files) & (set(got[0]) | set(got[1])), path.name
+        onnx = [r for r in model_set.model_roles if r != LINE_ROLE]
+        assert set(onnx) == set(model_set.files) & (set(got[0]) | set(got[1])), path.name
+        assert set(model_set.traineddata_roles) == {r for r in model_set.files if r.startswith(line[1])}, path.name
         checked.append(path.stem)
-    assert {"ppocr-v4", "ppocr-v5-mobile", "ppocr-v6-small", "ppocr-v6-tiny"} <= set(checked)
+    assert {"ppocr-v4", "ppocr-v5-mobile", "ppocr-v6-small", "ppocr-v6-tiny", "cyrillic", "arabic"} <= set(checked)
 
 
 def test_export_formats_are_pythons(facts_file):
