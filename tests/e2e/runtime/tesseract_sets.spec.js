@@ -68,6 +68,7 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
     expect(result.model_set).toBe(name);
     expect(result.backend.line_rec).toBe(info.backend.line_rec);
     expect(want.backend.line_rec).toMatch(/^tesseract 5\.5\.4 \(tesserocr 2\.13\.0\)/);
+    expect(info.versions.models.line_rec).toBe(want.versions.line_rec); // the same traineddata, named alike
     // Line by line: boxes within compare.js's 1 px, same angle; texts compared below, with the bound.
     const diffs = diffResults(name, result, want).filter((d) => !/: text /.test(d));
     expect(diffs, `${name}: browser vs native`).toEqual([]);

@@ -17,6 +17,7 @@ import { fetchManifestSized, fetchModels, fetchWebglModels, modelSetEntry } from
 import { OPTIONAL_MODELS, RUNTIME_FILES } from './backends.js';
 import { BootProgress } from './boot_progress.js';
 import { LineReader, lineReaderFiles } from './line_reader.js';
+import pythonFacts from '../generated/python_facts.json';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
 import { wasmMemoryBytes } from './wasm_memory.js';
@@ -91,6 +92,12 @@ async function init(id, options) {
       models: Object.fromEntries(['det', 'cls', 'rec', ...OPTIONAL_MODELS].filter((r) => modelSet.set.files[r])
         .map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
     };
+    if (modelSet.set.line_rec) { // its traineddata, each named as natively (retto.models.sets ModelSet.version)
+      versions.models.line_rec = modelSet.set.line_rec.languages.split('+')
+        .map((lang) => modelSet.set.files[`${pythonFacts.traineddata_prefix}${lang}`])
+        .map((f) => `${f.version} sha256:${f.sha256.slice(0, 12)}`).join(', ');
+      versions['tesseract.js-core'] = manifest.tesseract.version;
+    }
     // Every result says what ran each model: the set's optional models always run on wasm.
     const backend = { ...ort.info.backend };
     const lines = await lineReader;
