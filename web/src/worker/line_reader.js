@@ -22,7 +22,7 @@ export class LineReader {
     for (const lang of languages.split('+')) traineddata[lang] = await modelBytes[`${pythonFacts.traineddata_prefix}${lang}`];
     // wasmBinary: the bytes checked above (no second fetch by the loader); its messages go to the console quietly.
     const core = await factory({ wasmBinary: await wasm, print: () => {}, printErr: () => {} });
-    const engine = new TesseractLines(core, traineddata, languages);
+    const engine = new TesseractLines(core, traineddata, languages, pythonFacts.rtl_ranges);
     return new LineReader(engine, `tesseract ${engine.version} (tesseract.js-core ${t.version} ${t.build}, wasm) `
       + 'LSTM, single line (PSM 7, else 13)');
   }

@@ -14,19 +14,30 @@ function enums(core) {
     RIL_WORD: core._emscripten_enum_PageIteratorLevel_RIL_WORD() };
 }
 
-// A right-to-left letter: Python's line_text.is_rtl tests the bidi class (R or AL), which JS regexps cannot
-// name; the letters of the right-to-left scripts are those (their digits and marks are not letters).
-const RTL_LETTER = /(?=[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}])\p{L}/u;
-
-export const hasRtl = (text) => RTL_LETTER.test(text);
+/** Has the text a right-to-left character? rtlRanges: [[first, last], …] code points of bidi class R or AL, from
+ * Python's line_text.is_rtl (retto.browser.facts; JS regexps cannot name a bidi class). */
+export function hasRtl(text, rtlRanges) {
+  for (const ch of text) {
+    const c = ch.codePointAt(0);
+    let lo = 0;
+    let hi = rtlRanges.length - 1;
+    while (lo <= hi) { // the runs are sorted: a binary search
+      const mid = (lo + hi) >> 1;
+      if (c < rtlRanges[mid][0]) hi = mid - 1;
+      else if (c > rtlRanges[mid][1]) lo = mid + 1;
+      else return true;
+    }
+  }
+  return false;
+}
 
 /** The words with their text in logical order (native logical_words): Tesseract's line text is logical, but a
  * right-to-left word's own text comes back in visual order. When the line splits into as many words as the
  * iterator gave, each takes its text from the line; otherwise a right-to-left word is reversed. */
-export function logicalWords(text, words) {
+export function logicalWords(text, words, rtlRanges) {
   const tokens = text.split(/\s+/).filter(Boolean);
   if (tokens.length === words.length) return words.map((w, k) => ({ ...w, text: tokens[k] }));
-  return words.map((w) => (hasRtl(w.text) ? { ...w, text: [...w.text].reverse().join('') } : w));
+  return words.map((w) => (hasRtl(w.text, rtlRanges) ? { ...w, text: [...w.text].reverse().join('') } : w));
 }
 
 /** A pointer to a copy of bytes in the engine's heap (to free): the module exports no heap view, only
@@ -46,9 +57,10 @@ const squeeze = (s) => s.split(/\s+/).filter(Boolean).join(' ');
 
 export class TesseractLines {
   /** core: the resolved Emscripten module (TesseractCore factory's result); traineddata: {lang: Uint8Array};
-   * languages: the set's "rus+eng" string. */
-  constructor(core, traineddata, languages) {
+   * languages: the set's "rus+eng" string; rtlRanges: hasRtl's. */
+  constructor(core, traineddata, languages, rtlRanges) {
     this.core = core;
+    this.rtlRanges = rtlRanges;
     this.enums = enums(core);
     core.FS.mkdirTree?.(TESSDATA) ?? core.FS.mkdir(TESSDATA);
     for (const [lang, bytes] of Object.entries(traineddata)) core.FS.writeFile(`${TESSDATA}/${lang}.traineddata`, bytes);
@@ -97,6 +109,6 @@ export class TesseractLines {
     }
     const text = squeeze(api.GetUTF8Text() ?? '');
     api.Clear();
-    return { text, words: logicalWords(text, words) };
+    return { text, words: logicalWords(text, words, this.rtlRanges) };
   }
 }
