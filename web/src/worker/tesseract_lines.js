@@ -52,6 +52,17 @@ function copyIn(core, bytes) {
   return ptr;
 }
 
+/** A word's text, freed once read: the binding's ResultIterator.GetUTF8Text decodes the string Tesseract allocates
+ * for it and never frees it (TessBaseAPI.GetUTF8Text does), a leak on every word of every line. */
+function wordText(core, it, level) {
+  const ptr = core._emscripten_bind_ResultIterator_GetUTF8Text_1(core.getPointer(it), level);
+  if (!ptr) return '';
+  const bytes = [];
+  for (let b = core.getValue(ptr, 'i8'); b !== 0; b = core.getValue(ptr + bytes.length, 'i8')) bytes.push(b & 255);
+  core._free(ptr);
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
+
 /** Python's str.split() then ' '.join: runs of whitespace made single spaces, none at the ends. */
 const squeeze = (s) => s.split(/\s+/).filter(Boolean).join(' ');
 
@@ -98,7 +109,7 @@ export class TesseractLines {
     const it = api.GetIterator();
     if (core.getPointer(it)) {
       do {
-        const text = (it.GetUTF8Text(level) ?? '').trim();
+        const text = wordText(core, it, level).trim();
         const b = it.getBoundingBox(level);
         if (text) {
           words.push({ text, box: [b.x0, b.y0, b.x1, b.y1],
