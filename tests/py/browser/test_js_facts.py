@@ -15,8 +15,9 @@ from PIL import Image
 from retto.browser.buckets import REC_WIDTHS, rec_time_steps
 from retto.browser.facts import js_facts
 from retto.io.image import SAFE_FORMATS, decode
+from retto.ops.line_text import is_rtl
 from retto.io.inputs import IMAGE_SUFFIXES, INPUT_SUFFIXES, PDF_SUFFIXES, collect_inputs
-from retto.models.sets import OPTIONAL_ROLES, ROLES, ModelSet
+from retto.models.sets import LINE_ROLE, OPTIONAL_ROLES, ROLES, TRAINEDDATA_PREFIX, ModelSet
 
 ROOT = Path(__file__).resolve().parents[3]
 HOOKS = Path(__file__).with_name("node_facts_hooks.mjs")
@@ -51,16 +52,32 @@ def test_model_roles_are_pythons(facts_file):
     got = node(facts_file, "const b = await import('./web/src/worker/backends.js');"
                            "console.log(JSON.stringify([b.MODEL_NAMES, b.OPTIONAL_MODELS]));")
     assert got == [list(ROLES), list(OPTIONAL_ROLES)]
+    line = node(facts_file, "const f = (await import('./web/src/generated/python_facts.json')).default;"
+                            "console.log(JSON.stringify([f.line_role, f.traineddata_prefix]));")
+    assert line == [LINE_ROLE, TRAINEDDATA_PREFIX]
     checked = []
-    # and every role a set file the browser runs names is one of them (besides its dictionaries); the native-only
-    # sets (Tesseract's line_rec) are not shipped to the browser (tests/py/browser/test_native_only_sets.py)
+    # and every onnx role a set file the browser runs names is one of them (besides its dictionaries); a Tesseract
+    # set's line_rec is read from its traineddata files, which the worker finds by that prefix (line_reader.js)
     for path in sorted((ROOT / "py" / "retto" / "sets").glob("*.json")):
         model_set = ModelSet.from_dict(json.loads(path.read_text()))
         if not model_set.browser_supported:
             continue
-        assert set(model_set.model_roles) == set(model_set.files) & (set(got[0]) | set(got[1])), path.name
+        onnx = [r for r in model_set.model_roles if r != LINE_ROLE]
+        assert set(onnx) == set(model_set.files) & (set(got[0]) | set(got[1])), path.name
+        assert set(model_set.traineddata_roles) == {r for r in model_set.files if r.startswith(line[1])}, path.name
         checked.append(path.stem)
-    assert {"ppocr-v4", "ppocr-v5-mobile", "ppocr-v6-small", "ppocr-v6-tiny"} <= set(checked)
+    assert {"ppocr-v4", "ppocr-v5-mobile", "ppocr-v6-small", "ppocr-v6-tiny", "cyrillic", "arabic"} <= set(checked)
+
+
+def test_right_to_left_is_pythons_at_every_code_point(facts_file):
+    # the browser's Tesseract words (tesseract_lines.js hasRtl) against line_text.is_rtl, over all of Unicode
+    got = node(facts_file, "const f = (await import('./web/src/generated/python_facts.json')).default;"
+                           "const { hasRtl } = await import('./web/src/worker/tesseract_lines.js');"
+                           "const out = [];"
+                           "for (let c = 0; c < 0x110000; c++) if (hasRtl(String.fromCodePoint(c), f.rtl_ranges)) out.push(c);"
+                           "console.log(JSON.stringify(out));")
+    assert got == [c for c in range(0x110000) if is_rtl(chr(c))]
+    assert 0x05D0 in got and 0x0627 in got and 0x0041 not in got   # א and ا are, A is not
 
 
 def test_export_formats_are_pythons(facts_file):

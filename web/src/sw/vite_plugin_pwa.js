@@ -50,7 +50,8 @@ function walk(dir, out = []) {
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
-/** assets/ path -> the model set it belongs to (a set's files and its WebGL folder), for the sets in the manifest. */
+/** assets/ path -> the model sets it belongs to (a set's files, its WebGL folder, and the wasm Tesseract for the
+ * sets with `line_rec`), for the sets in the manifest. */
 function modelSetOwners(manifest) {
   const owners = new Map();
   for (const [name, entry] of Object.entries(manifest.model_sets ?? {})) {
@@ -59,6 +60,10 @@ function modelSetOwners(manifest) {
       if (webglDir && path.startsWith(webglDir)) owners.set(path, [...(owners.get(path) ?? []), name]);
     }
     for (const f of Object.values(entry.files)) owners.set(f.file, [...(owners.get(f.file) ?? []), name]);
+    // the wasm Tesseract belongs to the sets whose lines it reads: saved with them, never precached for the others
+    if (entry.set.line_rec && manifest.tesseract) {
+      for (const f of [manifest.tesseract.module, manifest.tesseract.wasm]) owners.set(f, [...(owners.get(f) ?? []), name]);
+    }
   }
   return owners;
 }
@@ -86,7 +91,8 @@ export function buildPrecacheList(outDir) {
     }
     const entry = { url, sha256: inManifest?.sha256 ?? hash, size: bytes.length };
     // A model file is precached only if the default set uses it (a file two sets share counts as the default's).
-    const sets = url.startsWith('assets/models/') ? (owners.get(url.slice('assets/'.length)) ?? []) : null;
+    const rel = url.slice('assets/'.length);
+    const sets = url.startsWith('assets/models/') || owners.has(rel) ? (owners.get(rel) ?? []) : null;
     if (sets && bySetting.has(url.slice('assets/'.length))) onDemand.push({ ...entry, sets: [], group: 'tables' });
     else if (sets && !sets.includes(defaultSet)) onDemand.push({ ...entry, sets });
     else if (groupOf(url)) onDemand.push({ ...entry, sets: [], group: groupOf(url) });

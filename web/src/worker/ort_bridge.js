@@ -81,10 +81,12 @@ export class OrtModels {
     const canary = {};
     const warnings = [];
     const deferred = {}; // name -> () => Promise<model>: made after ready (OrtModels.startDeferred)
-    for (const name of MODEL_NAMES) {
+    // The set's models: det, cls and rec, or det and cls for a set whose lines Tesseract reads (line_reader.js).
+    const names = MODEL_NAMES.filter((n) => n in modelBytes);
+    for (const name of names) {
       // A model only wasm may run (no canary, no fallback) is made after ready, except det, which a page needs
       // first: cls and rec are made right after ready, while a first page's det runs (prepare() waits for them).
-      if (name !== MODEL_NAMES[0] && plan.usable[name].length === 1 && plan.usable[name][0] === 'wasm') {
+      if (name !== names[0] && plan.usable[name].length === 1 && plan.usable[name][0] === 'wasm') {
         deferred[name] = () => createModel(ctx, name, 'wasm');
         const skipped = plan.wanted[name].filter((n) => !plan.probes[n].ok).map((n) => `${n}: ${plan.probes[n].reason}`);
         if (skipped.length) fallbacks[name] = skipped;
@@ -130,7 +132,7 @@ export class OrtModels {
       if (r && models[name] !== r) await r.release();
     }
     const info = {
-      backend: Object.fromEntries(MODEL_NAMES.map((n) => [n, deferred[n] ? 'wasm' : models[n].backend])),
+      backend: Object.fromEntries(names.map((n) => [n, deferred[n] ? 'wasm' : models[n].backend])),
       fallbacks, // per model: why higher-priority backends were not used
       canary, // per model and GPU backend: the canary verdict
       warnings, // canary failures, in words (also in every result's warnings)

@@ -16,6 +16,8 @@ import './wasm_memory.js'; // first: it must see the runtimes create their memor
 import { fetchManifestSized, fetchModels, fetchWebglModels, modelSetEntry } from './assets.js';
 import { OPTIONAL_MODELS, RUNTIME_FILES } from './backends.js';
 import { BootProgress } from './boot_progress.js';
+import { LineReader, lineReaderFiles } from './line_reader.js';
+import pythonFacts from '../generated/python_facts.json';
 import { RettoWorkerError, toErrorPayload } from './errors.js';
 import { OrtModels } from './ort_bridge.js';
 import { wasmMemoryBytes } from './wasm_memory.js';
@@ -39,6 +41,7 @@ function bootFiles(manifest, modelSet, plan) {
     manifest.retto_wheel,
     ...[plan.runtime, ...RUNTIME_FILES[plan.runtime]].map((f) => `ort/${f}`),
     ...Object.entries(modelSet.files).filter(([role]) => !OPTIONAL_MODELS.includes(role)).map(([, m]) => m.file),
+    ...lineReaderFiles(manifest, modelSet), // the wasm Tesseract, for a set whose lines it reads
   ];
   if (modelSet.webgl && Object.values(plan.usable).some((names) => names.includes('webgl'))) {
     const dir = modelSet.webgl.replace(/[^/]*$/, '');
@@ -70,6 +73,9 @@ async function init(id, options) {
     const modelBytes = fetchModels(assetBase, modelSet, undefined, OPTIONAL_MODELS);
     const { dict: dictionary, reread_dict: rereadDictionary } = modelBytes;
     Object.values(modelBytes).forEach((p) => p.catch(() => {})); // awaited by the sessions
+    // A Tesseract set's line recogniser (its engine and traineddata), loaded alongside onnxruntime.
+    const lineReader = modelSet.set.line_rec ? LineReader.create({ assetBase, manifest, modelSet, modelBytes }) : null;
+    lineReader?.catch(() => {}); // awaited below
     const loadWebgl = () => fetchWebglModels(assetBase, manifest, modelSet);
     const stamp = async (bytes, input, output) => (await python).stampShapes(bytes, input, output);
     if (options.diagnostics?.pythonFirst) await python;
@@ -86,14 +92,25 @@ async function init(id, options) {
       models: Object.fromEntries(['det', 'cls', 'rec', ...OPTIONAL_MODELS].filter((r) => modelSet.set.files[r])
         .map((r) => [r, `${modelSet.set.files[r].version} sha256:${modelSet.set.files[r].sha256.slice(0, 12)}`])),
     };
+    if (modelSet.set.line_rec) { // its traineddata, each named as natively (retto.models.sets ModelSet.version)
+      versions.models.line_rec = modelSet.set.line_rec.languages.split('+')
+        .map((lang) => modelSet.set.files[`${pythonFacts.traineddata_prefix}${lang}`])
+        .map((f) => `${f.version} sha256:${f.sha256.slice(0, 12)}`).join(', ');
+      versions['tesseract.js-core'] = manifest.tesseract.version;
+    }
     // Every result says what ran each model: the set's optional models always run on wasm.
     const backend = { ...ort.info.backend };
+    const lines = await lineReader;
+    if (lines) {
+      backend.line_rec = lines.backend;
+      [manifest.tesseract.module, manifest.tesseract.wasm].forEach((f) => progress.credit(f));
+    }
     for (const role of OPTIONAL_MODELS) if (modelSet.set.files[role]) backend[role] = 'wasm';
     const extra = { warnings: ort.info.warnings, buckets: ort.info.webglBuckets };
     progress.mark('session inputs in');
-    const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), await modelBytes.rec, (await dictionary) ?? null,
-      JSON.stringify(backend), JSON.stringify(versions), JSON.stringify(extra), JSON.stringify(options.config ?? {}),
-      (await rereadDictionary) ?? null);
+    const pair = py.bridge.create_session(ort, JSON.stringify(modelSet.set), (await modelBytes.rec) ?? null,
+      (await dictionary) ?? null, JSON.stringify(backend), JSON.stringify(versions), JSON.stringify(extra),
+      JSON.stringify(options.config ?? {}), (await rereadDictionary) ?? null, lines);
     const session = pair.get(0);
     const pyWorker = pair.get(1);
     pair.destroy();
@@ -102,12 +119,14 @@ async function init(id, options) {
     progress.finish();
     progress.step('session');
     const timings = progress.timeline;
-    state.ready = { ...py, ort, session, pyWorker, versions, assetBase, manifest }; // assets: pdf.js, export wheels on demand
+    state.ready = { ...py, ort, lines, session, pyWorker, versions, assetBase, manifest }; // assets: pdf.js, export wheels on demand
     const { name, bytes, set } = modelSet;
     const maxPixels = py.bridge.max_pixels(session);
     // when this worker was made and when it got init (epoch ms): a page can place the boot on its own clock
     const started = { worker: performance.timeOrigin, init: performance.timeOrigin + t0 };
-    return { ...ort.info, versions, timings, started, python: { start: py.start }, limits: { maxPixels }, heapBytes: heapBytes(),
+    // info.backend: what runs each model made at boot, and a Tesseract set's line reader
+    const infoBackend = lines ? { ...ort.info.backend, line_rec: lines.backend } : ort.info.backend;
+    return { ...ort.info, backend: infoBackend, versions, timings, started, python: { start: py.start }, limits: { maxPixels }, heapBytes: heapBytes(),
       modelSet: { name, label: set.label, summary: set.summary, languages: set.languages, bytes, webgl: set.webgl } };
   } finally {
     progress.uninstall();
@@ -134,6 +153,7 @@ async function recognize(id, msg) {
   state.current = { id, signal };
   s.ort.signal = signal;
   s.ort.onCall = () => post({ type: 'alive', id });
+  if (s.lines) s.lines.onCall = s.ort.onCall;
   s.ort.resetStats();
   if (kind === 'bitmap') {
     const canvas = new OffscreenCanvas(data.width, data.height);
@@ -160,6 +180,7 @@ async function recognize(id, msg) {
     state.current = null;
     s.ort.signal = null;
     s.ort.onCall = null;
+    if (s.lines) s.lines.onCall = null;
   }
 }
 
