@@ -16,8 +16,18 @@ want=$app_stamp; [ $level = test ] && want=$test_stamp
 if [ "$(cat .venv/.retto-setup-$level-sha256 2>/dev/null)" = "$want" ] && .venv/bin/python -c 'import retto' 2>/dev/null; then
   exit 0
 fi
-pip() { .venv/bin/python -m pip "$@"; }
 export PIP_DISABLE_PIP_VERSION_CHECK=1
+# uv (pinned, from PyPI into the venv) resolves and fetches in parallel: the test stack installs in about 7 s
+# where pip took about 66 s on this 2-core machine, both from their caches. pip stays as the fallback.
+UV_VERSION=0.13.9
+if [ "$(.venv/bin/uv --version 2>/dev/null | cut -d' ' -f2)" != $UV_VERSION ]; then
+  .venv/bin/python -m pip install -q "uv==$UV_VERSION" 2>/dev/null || true
+fi
+if [ -x .venv/bin/uv ]; then
+  pip() { .venv/bin/uv pip "$@" --python .venv/bin/python; }
+else
+  pip() { .venv/bin/python -m pip "$@"; }
+fi
 if [ $level = app ]; then
   pip install -q -r py/requirements.txt
 else
@@ -27,7 +37,8 @@ else
   # hocr-tools only for its hocr-check (tests/py/export/test_hocr_consumers.py); its other deps (reportlab, Pillow) unneeded.
   pip install -q --no-deps hocr-tools==1.1.1
 fi
-# --no-build-isolation: setuptools is already in the venv, so pip does not fetch it into a throwaway env first.
+# --no-build-isolation: setuptools is already in the venv, so no throwaway build env is fetched first.
+pip install -q setuptools
 pip install -q --no-deps --no-build-isolation -e 'py[native]' 2>/dev/null || pip install -q --no-deps -e 'py[native]'
 echo "$app_stamp" > .venv/.retto-setup-app-sha256
 [ $level = test ] && echo "$test_stamp" > .venv/.retto-setup-test-sha256

@@ -1,6 +1,7 @@
 """The wheel outside the repository: built from py/, installed with its [native] extra into a fresh venv in a
 temporary folder, and run from there. The models are the ones already fetched (RETTO_MODELS_DIR points at them);
-nothing here downloads a model. One venv per test session; pip's own cache makes the install quick."""
+nothing here downloads a model. One venv per test session, filled by the repository venv's uv when it has one
+(scripts/setup/setup_python.sh puts it there; about 10x quicker than pip here), else by pip; their caches serve it."""
 from __future__ import annotations
 
 import hashlib
@@ -31,16 +32,21 @@ def installed(tmp_path_factory):
     """(folder outside the repo, its venv's `retto`, a clean environment) with the wheel installed."""
     tmp = tmp_path_factory.mktemp("wheel")
     assert ROOT not in tmp.parents
-    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", ROOT / "py", "-w", tmp / "dist", cwd=tmp)
+    uv = Path(sys.executable).parent / "uv"
+    if uv.exists():
+        run(uv, "build", "-q", "--wheel", ROOT / "py", "-o", tmp / "dist", cwd=tmp)
+    else:
+        run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", ROOT / "py", "-w", tmp / "dist", cwd=tmp)
     (wheel,) = (tmp / "dist").glob("retto-*-py3-none-any.whl")
     # The same pins as the repository's venv (py/requirements.txt, the app's; requirements-test.txt adds the test
-    # stack), so pip's cache serves them.
+    # stack), so the installer's cache serves them.
     pins = [line for name in ("requirements.txt", "requirements-test.txt")
             for line in (ROOT / "py" / name).read_text().splitlines() if line.split("==")[0] in DEPS]
     (tmp / "constraints.txt").write_text("\n".join(pins) + "\n")
     run(sys.executable, "-m", "venv", tmp / "venv", cwd=tmp)
-    run(tmp / "venv" / "bin" / "python", "-m", "pip", "install", "-q", "-c", tmp / "constraints.txt",
-        f"{wheel}[native]", cwd=tmp)
+    install = ([uv, "pip", "install", "--python", tmp / "venv" / "bin" / "python"] if uv.exists()
+               else [tmp / "venv" / "bin" / "python", "-m", "pip", "install"])
+    run(*install, "-q", "-c", tmp / "constraints.txt", f"{wheel}[native]", cwd=tmp)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "RETTO_"))}
     env.update(HOME=str(tmp / "home"), XDG_CACHE_HOME=str(tmp / "xdg-cache"))
     return tmp, tmp / "venv" / "bin" / "retto", env
