@@ -6,7 +6,8 @@
 // median ms per page, the sum, growth busy/quiet per engine, and the thread count the adaptive worker ended on.
 // Idle recycling is off (idleRecycleBytes 0): each engine waits while the others read, and a recycled worker
 // would boot inside the next timed call.
-//   node scripts/bench/threads.mjs [--rounds 2] [--pages english_prose,...] [--engines 2,1,auto] [--json out.json]
+//   node scripts/bench/threads.mjs [--rounds 2] [--pages english_prose,...] [--engines 2,1,auto,2-nospin,auto-nospin] [--json out.json]
+// (an engine `<n|auto>-nospin` sets onnxruntime's session.intra_op.allow_spinning to 0: diagnostics.spin = false)
 // Needs: scripts/setup/setup_web.sh (dist/), scripts/data/make_testset.py (tests/testset/pages), taskset (util-linux).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,12 @@ try {
   await page.goto(`${server.url}dev.html?boot=0`);
   await page.evaluate(async (engines) => {
     window.engines = {};
-    for (const e of engines) window.engines[e] = await window.Retto.create({ backend: 'wasm', threads: e === 'auto' ? undefined : Number(e), idleRecycleBytes: 0 });
+    for (const e of engines) {
+      // `<count|auto>[-nospin]`: -nospin sets onnxruntime's session.intra_op.allow_spinning to 0
+      const [count, spin] = e.split('-');
+      window.engines[e] = await window.Retto.create({ backend: 'wasm', threads: count === 'auto' ? undefined : Number(count),
+        idleRecycleBytes: 0, ...(spin === 'nospin' ? { diagnostics: { spin: false } } : {}) });
+    }
   }, ENGINES);
   for (const p of PAGES) { // warm-up: every engine reads every page once (opens the optional models too)
     await page.evaluate(async ({ url, engines }) => { const b = await (await fetch(url)).arrayBuffer(); for (const e of engines) await window.engines[e].recognize(b.slice(0)); }, { url: pageUrl(p), engines: ENGINES });
@@ -71,7 +77,11 @@ try {
   await browser.close();
   await server.close();
 }
-const label = (e) => (e === 'auto' ? 'adaptive (default)' : `fixed ${e} thread${e === '1' ? '' : 's'}`);
+const label = (e) => {
+  const [count, spin] = e.split('-');
+  return (count === 'auto' ? 'adaptive (default)' : `fixed ${count} thread${count === '1' ? '' : 's'}`)
+    + (spin === 'nospin' ? ', no spinning' : '');
+};
 const total = (phase, e) => PAGES.reduce((a, p) => a + median(times[phase][e][p]), 0);
 console.log(`\n${ROUNDS} rounds, engines alternating, median ms per page; load average quiet ${loads.quiet.map((x) => x.toFixed(1)).join('→')}, `
   + `busy ${loads.busy.map((x) => x.toFixed(1)).join('→')} (busy: yes pinned to core ${cpus().length - 1})`);

@@ -168,7 +168,8 @@ export class Retto {
     abortGraceMs = DEFAULT_ABORT_GRACE_MS } = {}) {
     // diagnostics (tests only): {allowSoftware: let auto use software GPU renderers,
     //   perturbCanary: {backend, model}: corrupt that canary output so the real check must catch it,
-    //   noPythonSnapshot / pythonFirst: benchmarks of the start, see worker.js}
+    //   noPythonSnapshot / pythonFirst: benchmarks of the start, see worker.js,
+    //   spin: false: onnxruntime's intra-op threads do not spin-wait (scripts/bench/threads.mjs compares it)}
     // allow / block: shorthands for config.rec.allow / rec.block (read only / never these characters), which
     // Python applies (retto.ops.char_filter), as `retto --allow` does.
     if (allow || block) config = { ...config, rec: { ...config?.rec, ...(allow ? { allow } : {}), ...(block ? { block } : {}) } };

@@ -73,7 +73,8 @@ export class OrtModels {
     const ort = await loadRuntime(assetBase, plan.runtime, t.threads);
     onStep('onnxruntime');
     let webgl = null;
-    const ctx = { ort, modelBytes, stamp, canaryShapes: canaryShapes(inputs), webglVariants: () => (webgl ??= loadWebgl()) };
+    const ctx = { ort, modelBytes, stamp, canaryShapes: canaryShapes(inputs), webglVariants: () => (webgl ??= loadWebgl()),
+      sessionConfig: sessionConfig(diagnostics) };
     const references = {}; // name -> Promise<wasm model>: the canary's reference, kept if a model falls back to it
     const wasmModel = (name) => (references[name] ??= createModel(ctx, name, 'wasm'));
     const models = {};
@@ -282,6 +283,13 @@ export class OrtModels {
 }
 
 /** A model on one backend: {backend, run(tensor) -> Promise<tensor>, release()}. */
+/** onnxruntime session config entries for the wasm sessions (ORT's `extra`: nested keys, string values):
+ * diagnostics.spin = false turns the intra-op pool's spin-waiting off (benchmarks compare both). */
+function sessionConfig(diagnostics) {
+  if (diagnostics.spin === undefined) return null;
+  return { session: { intra_op: { allow_spinning: diagnostics.spin ? '1' : '0' } } };
+}
+
 async function createModel(ctx, name, backendName) {
   const b = getBackend(backendName);
   if (b.fixedShapes) {
@@ -294,6 +302,7 @@ async function createModel(ctx, name, backendName) {
   const session = await ctx.ort.InferenceSession.create(await ctx.modelBytes[name], {
     executionProviders: b.executionProviders,
     graphOptimizationLevel: 'all',
+    ...(backendName === 'wasm' && ctx.sessionConfig ? { extra: ctx.sessionConfig } : {}),
   });
   const [inputName, outputName] = [session.inputNames[0], session.outputNames[0]];
   const several = session.outputNames.length > 1; // the layout (8) and table (2) models: every output, in order
