@@ -1,6 +1,6 @@
 // The Tesseract line sets in the browser: our detector and classifier on onnxruntime-web, each line read by the wasm
 // Tesseract (tesseract.js-core 7.0.0), against the native CLI (tesserocr 2.13.0, Tesseract 5.5.4) on the project's
-// rendered script pages. One page a set, one browser for all four.
+// rendered script pages. One page a set, every Tesseract set (those whose set file has a line_rec), one browser.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, expect, ROOT, runNative, test } from '../fixtures.js';
@@ -8,8 +8,17 @@ import { diffResults } from '../compare.js';
 
 const MANIFEST = JSON.parse(readFileSync(join(DIST, 'assets', 'manifest.json'), 'utf8'));
 const PAGES = join(ROOT, 'tests', 'testset', 'script_pages'); // scripts/data/make_script_testset.py
-// Left to right and right to left; alphabet, abugida and Hangul syllables.
-const SETS = ['cyrillic', 'arabic', 'devanagari', 'korean'];
+// Left to right and right to left; alphabets, abjads, abugidas and Hangul syllables.
+const TESSERACT_SETS = Object.entries(MANIFEST.model_sets).filter(([, m]) => m.set.line_rec).map(([name]) => name).sort();
+// Sets whose clean page the two Tesseract builds read differently (2026-11-27, docs/measurements/accuracy.md; the
+// README's known limits): outside this bound until the engines agree on them.
+const DIFFERING = {
+  bengali: 'a line the 0/180 classifier turned: the browser build reads the upside-down crop as digits with more '
+    + 'confidence than the upright one, and the line is lost',
+  gurmukhi: 'one word split differently (word boxes of one line)',
+  kannada: 'one word split differently (word boxes of one line)',
+};
+const SETS = TESSERACT_SETS.filter((name) => !(name in DIFFERING));
 // The two engines are different builds (tesseract.js-core reports 5.1.0-288-g2a9c1, tesserocr 5.5.4; docs/facts.md
 // §12). Measured on these pages: every line, direction and word box the same, every text the same but one letter
 // of one Persian line (ى U+0649 in the browser, ی U+06CC natively). The bound: one edited letter a page.
@@ -31,7 +40,9 @@ function edits(a, b) {
 }
 
 test('Tesseract sets read the script pages in the browser as natively, their files fetched only once chosen', async ({ app }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(600_000);
+  expect(TESSERACT_SETS.length).toBe(16);
+  expect(Object.keys(DIFFERING).every((name) => TESSERACT_SETS.includes(name))).toBe(true);
   // Natively one set after the other (two cores), while the browser boots.
   const native = {};
   let chain = Promise.resolve();
@@ -64,7 +75,9 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
     expect(error, `${name}: ${JSON.stringify(error)}`).toBeUndefined();
     await chain;
     const want = native[name];
-    expect(want.lines.length, `native read ${name}`).toBeGreaterThan(3);
+    // The reference is a real reading: at least as many lines as the page's ground truth has.
+    const written = JSON.parse(readFileSync(join(PAGES, `${name}_clean.gt.json`), 'utf8')).lines.length;
+    expect(want.lines.length, `native read ${name}`).toBeGreaterThanOrEqual(written);
     expect(result.model_set).toBe(name);
     expect(result.backend.line_rec).toBe(info.backend.line_rec);
     expect(want.backend.line_rec).toMatch(/^tesseract 5\.5\.4 \(tesserocr 2\.13\.0\)/);
