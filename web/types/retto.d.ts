@@ -54,7 +54,7 @@ export interface OcrResult {
   /** Each stage's wall time (the stages the config ran) and each model's inference time (infer). */
   timings: { decode: number; det: number; cls: number; rec: number; total: number;
     infer: ModelRecord<number>; orientation?: number; stacks?: number; flip_check?: number; reread?: number;
-    layout?: number; regions?: number };
+    layout?: number; regions?: number; script_check?: number };
   backend: ModelRecord<string>;
   model_set: string;
   versions: Record<string, string>;

@@ -16,9 +16,10 @@ from retto.errors import INFERENCE_FAILED, RettoError
 
 
 class Pipeline:
-    def __init__(self, worker, config, labels: list, extra_labels: dict | None = None):
+    def __init__(self, worker, config, labels: list, extra_labels: dict | None = None, model_set: str | None = None):
         self.worker = worker
         self.config = config
+        self.model_set = model_set              # the set's name (None: models given by hand)
         self.labels = labels                    # class index -> character of the rec model
         self.extra_labels = extra_labels or {}  # role -> labels, for other recognisers (the re-reading one)
         # rec.allow / rec.block as a 0/1 vector per recogniser (None: every class), applied in infer_best.

@@ -61,6 +61,7 @@ class Page:
                                                  # digit it read (stages/recognition.letter_scores)
     directions: list = field(default_factory=list)   # per line: "ltr" / "rtl", set by a whole-line recogniser
                                                      # (stages/line_reading.py); empty for the CTC sets
+    script: dict | None = None        # what stages/script_check.py found: letters per script, confidence, verdict
     reread: list = field(default_factory=list)   # indexes of the lines the re-reading stage replaced
     order: list | None = None         # the kept lines' indexes in reading order (None: not decided yet)
     blocks: list = field(default_factory=list)   # [{"box": upright quad, "lines": [positions in order]}]

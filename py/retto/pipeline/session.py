@@ -34,7 +34,7 @@ class Session:
         self.versions = {"retto": __version__, **(versions or {})}
         self.warnings = list(warnings or [])
         extra = {role: rec.labels_from_charset(list(c)) for role, c in (extra_charsets or {}).items()}
-        self.pipeline = Pipeline(worker, self.config, self.labels, extra)
+        self.pipeline = Pipeline(worker, self.config, self.labels, extra, model_set)
         self.stages = stages.build(self.pipeline)
 
     @property

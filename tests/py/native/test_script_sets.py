@@ -132,6 +132,7 @@ def test_results_say_which_engine_read_each_role(results):
     assert result["backend"]["det"].startswith("onnxruntime") and "rec" not in result["backend"]
     assert "tha" in result["versions"]["line_rec"] and "rec" not in result["versions"]
     assert result["timings"]["infer"]["line_rec"] > 0 and "rec" not in result["timings"]["infer"]
+    assert result["timings"]["script_check"] >= 0   # the script check ran (stages/script_check.py)
 
 
 def test_cli_picks_the_set_by_language_and_marks_rtl_lines_in_hocr(pages):
@@ -169,3 +170,47 @@ def test_a_blank_page_and_a_speck_read_as_nothing_without_failing():
     speck[100:103, 150:152] = 0
     result = session.run(speck).to_dict()
     assert result["lines"] == [] and result["warnings"] == []
+
+
+# ------------------------------------------------------------------------------------- a page in another script
+
+def script_warnings(result: dict) -> list:
+    return [w for w in result["warnings"] if "does not look like" in w]
+
+
+def test_a_sets_own_pages_get_no_warning(results):
+    """No false alarm from the script check (stages/script_check.py): each set's clean and degraded pages, in its
+    own script, read without any warning."""
+    warned = {key: r["warnings"] for key, r in results.items() if r["warnings"]}
+    assert warned == {}
+
+
+@pytest.fixture(scope="module")
+def crossed(pages):
+    """Pages read with a set of another script: the Cyrillic page and a Latin one (typewriter.png, a typed Dutch
+    recipe) with the Greek set, the Arabic page with the Hebrew set."""
+    out = {}
+    for name, inputs in {"greek": [PAGES / "cyrillic_clean.png", ROOT / "tests" / "data" / "typewriter.png"],
+                         "hebrew": [PAGES / "arabic_clean.png"]}.items():
+        session = OrtWorker(models=name, threads=THREADS).session()
+        for path in inputs:
+            out[(name, path.stem)] = session.run(str(path)).to_dict()
+    return out
+
+
+def test_a_page_in_another_script_says_so_naming_the_set_and_its_script(crossed):
+    for (name, page), result in crossed.items():
+        said = script_warnings(result)
+        assert len(said) == 1, (name, page, result["warnings"])
+        assert f"'{name}'" in said[0] and "may be wrong" in said[0], said
+    assert "like Greek" in script_warnings(crossed[("greek", "cyrillic_clean")])[0]
+    assert "like Hebrew" in script_warnings(crossed[("hebrew", "arabic_clean")])[0]
+
+
+def test_a_latin_page_read_with_a_script_set_is_named_latin_with_a_set_that_reads_it(crossed):
+    """typewriter.png is Latin (a Dutch recipe): the Greek set (Greek and English) reads it as English, and the
+    warning says it looks like Latin and names the default set, which reads Latin (the Cyrillic page, read as
+    Greek look-alikes with little confidence, names no script)."""
+    said = script_warnings(crossed[("greek", "typewriter")])[0]
+    assert "looks like Latin" in said and f"'{model_sets.default_name()}'" in said, said
+    assert "looks like" not in script_warnings(crossed[("greek", "cyrillic_clean")])[0]

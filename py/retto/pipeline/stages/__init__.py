@@ -12,6 +12,8 @@ switched on by the config (which the model set's file fills in).
   the detector) is split into its rows when they read better than the one turned line.
 - rec (recognition.py): every line read by the recogniser; for a set with a whole-line recogniser (the
   `line_rec` role, Tesseract) line_reading.py instead, and no stage that re-reads lines by CTC scores.
+- script_check (script_check.py, a Tesseract set of ours): a page that does not read as the set's script gets a
+  warning.
 - flip_check (flip_check.py, cls.verify): lines the classifier turned are read the other way too; the better
   reading wins.
 - reread (reread.py, rec.reread_below > 0 and a "reread" model in the set): doubtful lines are read again by
@@ -31,6 +33,7 @@ from retto.pipeline.stages.line_reading import LineReading
 from retto.pipeline.stages.page_turn import PageTurn
 from retto.pipeline.stages.reading_order import ReadingOrder
 from retto.pipeline.stages.recognition import Recognition
+from retto.pipeline.stages.script_check import ScriptCheck
 from retto.pipeline.stages.stacks import SplitStacks
 from retto.pipeline.stages.regions import Regions
 from retto.pipeline.stages.reread import Reread
@@ -43,6 +46,9 @@ def build(pipeline) -> list:
     stages = [det, line_cls]
     if pipeline.has(LINE_ROLE):   # lines read whole: the CTC re-reading stages have no scores to compare
         stages.append(LineReading(pipeline))
+        check = ScriptCheck.for_pipeline(pipeline)   # a page not in the set's script says so
+        if check is not None:
+            stages.append(check)
         if cfg.layout.reading_order == "blocks":
             stages.append(ReadingOrder(pipeline))
         return stages
