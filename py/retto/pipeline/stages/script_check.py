@@ -21,7 +21,7 @@ from retto.models import sets as model_sets
 from retto.ops.scripts import letter_scripts, scripts_in
 
 # Thresholds, from the confusion matrix of every Tesseract set on every script test page and on Latin pages
-# (scripts/bench/script_mismatch.py, docs/measurements/2026-11-27-script-mismatch.md), each with a margin from the
+# (scripts/bench/script_mismatch.py, docs/measurements/script-check.md), each with a margin from the
 # worst of the sets' own pages: they read with a confidence of at least 0.705 (Arabic, degraded) and with at least
 # 54 % of their letters in the set's main script (the Korean page, half of it English sentences: a Hangul
 # syllable is one letter, an English word several). Most pages of other scripts read far below one or the other.
