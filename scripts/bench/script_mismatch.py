@@ -81,7 +81,7 @@ def main(argv=None) -> None:
         rows = json.loads(Path(args.rejudge).read_text(encoding="utf-8"))
         stages = {}
         for r in rows:
-            stage = stages.setdefault(r["set"], ScriptCheck.for_pipeline(SimpleNamespace(model_set=r["set"])))
+            stage = stages.setdefault(r["set"], ScriptCheck(SimpleNamespace(model_set=r["set"])))
             r.update(judge(stage, [tuple(t) for t in r["texts"]], [[tuple(w) for w in ws] for ws in r["spans"]]))
             r["warned"] = r["warning"].startswith(WARNING_START)
         return report(rows)

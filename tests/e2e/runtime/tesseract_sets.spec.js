@@ -19,6 +19,9 @@ const DIFFERING = {
   kannada: 'one word split differently (word boxes of one line)',
 };
 const SETS = TESSERACT_SETS.filter((name) => !(name in DIFFERING));
+// A page of another script read with a set: the script check (py/retto/pipeline/stages/script_check.py) must warn in
+// the browser as natively.
+const CROSSED = { hebrew: 'arabic' };
 // The two engines are different builds (tesseract.js-core reports 5.1.0-288-g2a9c1, tesserocr 5.5.4; docs/facts.md
 // §12). Measured on these pages: every line, direction and word box the same, every text the same but one letter
 // of one Persian line (ى U+0649 in the browser, ی U+06CC natively). The bound: one edited letter a page.
@@ -93,6 +96,20 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
       pageEdits += edits(line.text, other.text);
     });
     expect(pageEdits, `${name}: letters edited between the engines`).toBeLessThanOrEqual(MAX_EDITS_PER_PAGE);
+    expect(result.warnings, `${name}: its own page`).toEqual(want.warnings);
+    expect(result.warnings.filter((w) => w.startsWith('script check:'))).toEqual([]);
+    if (CROSSED[name]) {
+      const page = join(PAGES, `${CROSSED[name]}_clean.png`);
+      const [crossed, nativeCrossed] = await Promise.all([app.recognize(readFileSync(page)),
+        runNative(['-m', 'retto', '--models', name, '--inputs', page, '--format', 'json', '--no-progress'])]);
+      const warned = JSON.parse(nativeCrossed)[0].warnings.filter((w) => w.startsWith('script check:'));
+      expect(warned, `${name} on the ${CROSSED[name]} page, natively`).toHaveLength(1);
+      // The same sentence; its figures (share of letters, confidence) come from two Tesseract builds reading
+      // another script's letters, so they may differ by a few points.
+      const figuresOut = (ws) => ws.map((w) => w.replace(/\d+ %/g, 'N %'));
+      expect(figuresOut(crossed.result.warnings), `${name} on the ${CROSSED[name]} page`)
+        .toEqual(figuresOut(JSON.parse(nativeCrossed)[0].warnings));
+    }
     await app.page.evaluate(() => window.ocr.terminate());
   }
 });

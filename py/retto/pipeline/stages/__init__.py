@@ -46,9 +46,7 @@ def build(pipeline) -> list:
     stages = [det, line_cls]
     if pipeline.has(LINE_ROLE):   # lines read whole: the CTC re-reading stages have no scores to compare
         stages.append(LineReading(pipeline))
-        check = ScriptCheck.for_pipeline(pipeline)   # a page not in the set's script says so
-        if check is not None:
-            stages.append(check)
+        stages.append(ScriptCheck(pipeline))   # a page not in the set's script says so
         if cfg.layout.reading_order == "blocks":
             stages.append(ReadingOrder(pipeline))
         return stages

@@ -41,22 +41,30 @@ WARNING_START = "script check:"
 class ScriptCheck:
     name = "script_check"
 
-    def __init__(self, pipeline, chosen, sets: list):
-        self.chosen = chosen              # the ModelSet read with
-        self.sets = sets                  # every set, in display order (to name one for the page's script)
-        self.scripts = scripts_in(chosen.label)   # its scripts, the main one first
+    def __init__(self, pipeline):
+        self.model_set = pipeline.model_set   # the name of the set read with
+        self._resolved = False
+        self.chosen = None                    # its ModelSet, once known
+        self.sets: list = []                  # every set, in display order (to name one for the page's script)
+        self.scripts: list = []               # the chosen set's scripts, the main one first
 
-    @classmethod
-    def for_pipeline(cls, pipeline) -> "ScriptCheck | None":
-        """The stage for the pipeline's set, or None when the set is not one of ours (models given by hand)."""
-        try:
-            sets = model_sets.available()
-        except (RettoError, OSError, ValueError):
-            return None
-        chosen = next((s for s in sets if s.name == pipeline.model_set), None)
-        return cls(pipeline, chosen, sets) if chosen is not None and scripts_in(chosen.label) else None
+    def resolve(self) -> bool:
+        """Find the set files on first use, not when the pipeline is built: in the browser a restored interpreter
+        writes its package files (the set files among them) after the session is made, and every page waits for
+        them. False when the set is not one of ours (models given by hand) or its label has no letters."""
+        if not self._resolved:
+            self._resolved = True
+            try:
+                self.sets = model_sets.available()
+            except (RettoError, OSError, ValueError):
+                self.sets = []
+            self.chosen = next((s for s in self.sets if s.name == self.model_set), None)
+            self.scripts = scripts_in(self.chosen.label) if self.chosen is not None else []
+        return bool(self.scripts)
 
     async def run(self, page):
+        if not self.resolve():
+            return page
         found = evidence(page.texts, page.spans, self.scripts[0])
         found.update(verdict(found, self.scripts))
         if found["mismatch"]:
