@@ -24,6 +24,10 @@ if [ "$(.venv/bin/uv --version 2>/dev/null | cut -d' ' -f2)" != $UV_VERSION ]; t
   .venv/bin/python -m pip install -q "uv==$UV_VERSION" 2>/dev/null || true
 fi
 if [ -x .venv/bin/uv ]; then
+  # Byte-compiled at install, as pip does: otherwise each module is compiled at its first import. Measured on a
+  # fresh venv: +15 s here, and the first Ray batch test took 35 s instead of 79 s (its worker processes import
+  # Ray, pandas and pyarrow at once).
+  export UV_COMPILE_BYTECODE=1
   pip() { .venv/bin/uv pip "$@" --python .venv/bin/python; }
 else
   pip() { .venv/bin/python -m pip "$@"; }
