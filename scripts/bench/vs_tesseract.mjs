@@ -23,6 +23,7 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from '../serve_static.mjs';
+import { readWithTesseract } from './lib/tesseract_page.mjs';
 import { ROOT, opt, flag, pagesOpt, CHROMIUM_ARGS, median } from './lib/args.mjs';
 
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
@@ -95,17 +96,7 @@ const ENGINES = {
         return { ms: performance.now() };
       }, TESS_LANG);
     },
-    read: (page, url) => page.evaluate(async (url) => {
-      const blob = await (await fetch(url)).blob();
-      const t0 = performance.now();
-      const { data } = await window.ocr.recognize(blob, {}, { blocks: true });
-      const ms = performance.now() - t0;
-      const lines = data.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines)).map((l) => ({
-        text: l.text.trim(),
-        box: [[l.bbox.x0, l.bbox.y0], [l.bbox.x1, l.bbox.y0], [l.bbox.x1, l.bbox.y1], [l.bbox.x0, l.bbox.y1]],
-      })).filter((l) => l.text);
-      return { ms, lines };
-    }, url),
+    read: (page, url) => page.evaluate(readWithTesseract, { url, worker: 'ocr' }),
   },
 };
 
