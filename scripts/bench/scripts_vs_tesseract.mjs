@@ -113,17 +113,12 @@ try {
   const context = await browser.newContext();
   context.on('request', (req) => { if (/^https?:/.test(req.url()) && new URL(req.url()).origin !== origin) offOrigin.push(req.url()); });
   const page = await context.newPage();
-  if (process.env.BENCH_DEBUG) {
-    page.on('console', (m) => console.error(`console: ${m.text()}`));
-    page.on('pageerror', (e) => console.error(`pageerror: ${e.message}`));
-    context.on('requestfailed', (r) => console.error(`failed: ${r.url()}`));
-  }
+  page.on('pageerror', (e) => console.error(`pageerror: ${e.message}`)); // tesseract.js reports load failures here
   await page.goto(`${server.url}dev.html?boot=0`);
   await page.waitForFunction(() => window.Retto);
   for (const set of SETS) {
     const pages = VARIANTS.map((v) => `${set}_${v}`);
     for (const name of NAMES) {
-      if (process.env.BENCH_DEBUG) console.error(`${set}: starting ${name}`);
       await ENGINES[name].start(page, set);
       for (const p of pages) await ENGINES[name].read(page, `/__pages__/${p}.png`); // warm-up
     }

@@ -282,7 +282,6 @@ export class OrtModels {
   }
 }
 
-/** A model on one backend: {backend, run(tensor) -> Promise<tensor>, release()}. */
 /** onnxruntime session config entries for the wasm sessions (ORT's `extra`: nested keys, string values):
  * diagnostics.spin = false turns the intra-op pool's spin-waiting off (benchmarks compare both). */
 function sessionConfig(diagnostics) {
@@ -290,6 +289,7 @@ function sessionConfig(diagnostics) {
   return { session: { intra_op: { allow_spinning: diagnostics.spin ? '1' : '0' } } };
 }
 
+/** A model on one backend: {backend, run(tensor) -> Promise<tensor>, release()}. */
 async function createModel(ctx, name, backendName) {
   const b = getBackend(backendName);
   if (b.fixedShapes) {
