@@ -177,14 +177,24 @@ test('a crashed worker is replaced and the next call works; terminate ends the i
     const replaced = window.ocr.handle.worker !== firstWorker;
     const markerGone = await window.ocr.evalPython("import builtins\nhasattr(builtins, '_marker')");
     const invalid = await window.ocr.recognize('not an image').then(() => 'resolved', (e) => e.code);
+    // terminate() while a call that already has its worker is still reading its input: that call, too, ends as
+    // 'terminated' (the page re-runs such a job on the new engine; a 'worker_crashed' there would fail it).
+    let release;
+    const slow = new Blob([bytes]);
+    slow.arrayBuffer = () => new Promise((r) => { release = () => r(bytes.slice(0)); });
+    const cutOff = window.ocr.recognize(slow).then(() => 'resolved', (e) => e.code);
+    while (!release) await new Promise((r) => setTimeout(r, 5));
     window.ocr.terminate();
+    release();
+    const cutOffCode = await cutOff;
     const afterTerminate = await window.ocr.recognize(bytes).then(() => 'resolved', (e) => e.code);
-    return { inflightCode, nextLines: next.lines.length, replaced, markerGone, invalid, afterTerminate };
+    return { inflightCode, nextLines: next.lines.length, replaced, markerGone, invalid, cutOffCode, afterTerminate };
   });
   expect(out.inflightCode).toBe('worker_crashed');
   expect(out.replaced).toBe(true);
   expect(out.markerGone).toBe(false); // a fresh interpreter
   expect(out.nextLines).toBeGreaterThanOrEqual(15);
   expect(out.invalid).toBe('invalid_image');
+  expect(out.cutOffCode).toBe('terminated');
   expect(out.afterTerminate).toBe('terminated');
 });

@@ -59,6 +59,7 @@ class WorkerHandle {
     this.pending = new Map(); // id -> {resolve, reject, onProgress, timer}
     this.nextId = 1;
     this.dead = false;
+    this.endedBy = null; // the error that ended this worker: a late request on it rejects with the same reason
     this.watchdogMs = watchdogMs;
     this.heapBytes = 0; // the worker's wasm heap after its last job
     this.worker = startWorker(options.assetBase);
@@ -75,7 +76,9 @@ class WorkerHandle {
   }
 
   request(type, payload, { transfer = [], onProgress, onPage } = {}) {
-    if (this.dead) return Promise.reject(new RettoError('worker_crashed', 'OCR worker is gone'));
+    // A call that got this handle just before it ended (e.g. terminate() while its input was being read) hears
+    // why it ended: 'terminated' must stay 'terminated', or the page cannot tell a switch from a crash.
+    if (this.dead) return Promise.reject(this.endedBy ?? new RettoError('worker_crashed', 'OCR worker is gone'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       // No watchdog while booting: downloads take as long as the network does.
@@ -123,6 +126,7 @@ class WorkerHandle {
 
   fail(error) {
     this.dead = true;
+    this.endedBy ??= error;
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
       p.reject(error);
