@@ -48,7 +48,8 @@ function processTable() {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      // Zygote-forked children (renderers) rewrite their title: one string with spaces, not NUL-separated args.
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').split(/[\0 ]/).filter(Boolean);
       const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ').pop().split(' ')[1]);
       table.set(Number(name), { cmdline, ppid });
     } catch { /* the process ended while we looked */ }
@@ -148,11 +149,18 @@ export const test = base.extend({
       logs,
       /** Process ids of this test's Chromium renderer processes (Linux), for memory readings from /proc. */
       async rendererPids() {
-        if (profile) return rendererPidsOfProfile(profile);
-        const cdp = await browser.newBrowserCDPSession();
-        const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-        await cdp.detach();
-        return processInfo.filter((p) => p.type === 'renderer').map((p) => p.id);
+        let pids;
+        if (profile) pids = rendererPidsOfProfile(profile);
+        else {
+          const cdp = await browser.newBrowserCDPSession();
+          const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+          await cdp.detach();
+          pids = processInfo.filter((p) => p.type === 'renderer').map((p) => p.id);
+        }
+        // A page is open, so a renderer runs: none found means this lookup broke, and a memory bound over no
+        // process would pass without measuring anything.
+        if (!pids.length) throw new Error('no Chromium renderer process found for this test\'s browser');
+        return pids;
       },
       async open({ isolated = true } = {}) {
         await page.goto(`${isolated ? servers.isolated : servers.plain}dev.html?boot=0`); // the runtime page
