@@ -25,8 +25,9 @@ echo "== npm packages";        bash scripts/setup/setup_npm.sh
 
 echo "== pytest"
 # Two processes, each test file kept in one (its session fixtures are made once); the 20 slowest are listed to
-# see where suite time goes.
-.venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=20 tests/py
+# see where suite time goes. One onnxruntime thread each (where a test does not set its own): two processes of
+# two spinning threads on two cores fought (measured: 9 % less wall time, docs/measurements/test-time.md).
+RETTO_THREADS=1 .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=20 tests/py
 echo "== web app";             bash scripts/setup/setup_web.sh
 echo "== browser tests (Playwright, Debian Chromium)"
 bash scripts/test_e2e.sh

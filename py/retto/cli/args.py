@@ -45,7 +45,7 @@ def parse_args(argv=None):
     p.add_argument("--device", default="cpu", help="cpu | cuda[:id] | directml[:id] (CPU is the fallback)")
     p.add_argument("--device-id", type=int, default=None)
     p.add_argument("--strict-device", action="store_true", help="fail instead of falling back to CPU")
-    p.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads (default: all cores)")
+    p.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads (default: $RETTO_THREADS, else all cores)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="N worker processes of --threads threads each (default 1 thread), same output in input "
                         "order; on one machine faster than one process of N threads")

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 
-from retto.errors import BACKEND_UNAVAILABLE, RettoError
+from retto.errors import BACKEND_UNAVAILABLE, INVALID_CONFIG, RettoError
 from retto.models import sets as model_sets
 from retto.models.files import load_source, read_charset, read_metadata
 from retto.models.sets import LINE_ROLE, ROLES
@@ -73,6 +74,18 @@ def provider_list(kind: str, device_id: int, available: list) -> tuple:
     return [(name, opts), cpu], []
 
 
+def threads_from_env() -> int | None:
+    """$RETTO_THREADS: the intra-op thread count when none is given (unset: onnxruntime's, one per core). Several
+    processes on one machine (a test run in two processes, a shared server) set it to 1, so their pools do not
+    spin against each other."""
+    value = os.environ.get("RETTO_THREADS", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise RettoError(INVALID_CONFIG, f"RETTO_THREADS must be a whole number of threads (1 or more), not {value!r}")
+    return int(value)
+
+
 class OrtWorker:
     """det/cls/rec over three onnxruntime sessions, created once and reused.
 
@@ -93,6 +106,7 @@ class OrtWorker:
             raise RettoError(BACKEND_UNAVAILABLE, self.warnings[0])
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
+        threads = threads or threads_from_env()
         if threads:
             opts.intra_op_num_threads = int(threads)
         opts.inter_op_num_threads = 1

@@ -90,6 +90,23 @@ def _copy_models(tmp_path):
     return tmp_path / "ppocr-v4"
 
 
+def test_retto_threads_sets_the_default_thread_count(monkeypatch, tmp_path, image_paths):
+    """$RETTO_THREADS reaches onnxruntime's session options unless threads are given; a bad value is refused with
+    invalid_config, by the CLI too (exit 2, the message on stderr, no result file)."""
+    monkeypatch.setenv("RETTO_THREADS", "1")
+    assert OrtWorker()._opts.intra_op_num_threads == 1
+    assert OrtWorker(threads=2)._opts.intra_op_num_threads == 2
+    monkeypatch.delenv("RETTO_THREADS")
+    assert OrtWorker()._opts.intra_op_num_threads == 0   # onnxruntime's own default: one per core
+    monkeypatch.setenv("RETTO_THREADS", "two")
+    with pytest.raises(RettoError) as err:
+        OrtWorker()
+    assert err.value.code == "invalid_config" and "RETTO_THREADS" in str(err.value)
+    out = subprocess.run([sys.executable, "-m", "retto", "--images", str(image_paths["baiona"]), "--format", "json",
+                          "--output", str(tmp_path / "out"), "--no-progress"], capture_output=True, text=True)
+    assert out.returncode == 2 and "RETTO_THREADS" in out.stderr and not any((tmp_path / "out").glob("*"))
+
+
 def test_corrupt_model_is_refused_by_name(tmp_path):
     folder = _copy_models(tmp_path)
     path = folder / "cls.onnx"
