@@ -1,12 +1,12 @@
 // The offline app: the first visit precaches the app and the DEFAULT model set (with byte progress, verified by
-// sha256), not the other sets; a set used once online is saved when it is fetched. With the network off and the
+// sha256), not the other sets; a set used once online is saved when it is fetched (a Tesseract set with its engine). With the network off and the
 // server gone, a reload still boots the engine on that set (still cross-origin isolated) and OCRs an image, and
 // the default set works too, and so does a PDF (pdf.js saved after one PDF). Then a new build is deployed: it installs beside the old one (keeping the used
 // set), takes over on "Reload to update", and the old cache is deleted.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, runNative } from '../fixtures.js';
+import { launchChromium, ROOT, runNative } from '../fixtures.js';
 import { APP_DIST, DATA, expect, nativeResult, startServer, test } from '../product_fixtures.js';
 import { writeServiceWorker } from '../../../web/src/sw/vite_plugin_pwa.js';
 
@@ -15,6 +15,10 @@ const TIMEOUT = 4 * 60_000;
 const MANIFEST = JSON.parse(readFileSync(join(APP_DIST, 'assets', 'manifest.json'), 'utf8'));
 const DEFAULT = MANIFEST.default_model_set;
 const OTHER = DEFAULT === 'ppocr-v6-tiny' ? 'ppocr-v4' : 'ppocr-v6-tiny'; // small, fast: the set used once
+// A Tesseract set used once too: its traineddata and the wasm engine must be saved with it (scripts/data/
+// make_script_testset.py writes its page).
+const TESSERACT_SET = 'greek';
+const TESSERACT_PAGE = join(ROOT, 'tests', 'testset', 'script_pages', `${TESSERACT_SET}_clean.png`);
 /** assets/ paths of a set: its files (and a Tesseract set's engine), and its WebGL folder (the default's is precached as before). Not its layout
  *  and table models: they are fetched (and saved offline) only once "Tables and regions" is on. */
 function setFiles(name, { webgl = true } = {}) {
@@ -52,6 +56,8 @@ function nextBuild(dist, marker) {
 test('PWA: precache on first visit, a set used once works offline, OCR with the server stopped, clean update', async () => {
   const native = nativeResult(join(DATA, 'baiona.png'));
   const nativeOther = runNative(['-m', 'retto', '--models', OTHER, '--images', join(DATA, 'baiona.png'),
+    '--format', 'json', '--no-progress']).then((out) => JSON.parse(out)[0]);
+  const nativeTesseract = runNative(['-m', 'retto', '--models', TESSERACT_SET, '--images', TESSERACT_PAGE,
     '--format', 'json', '--no-progress']).then((out) => JSON.parse(out)[0]);
   const makePdfs = runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]); // pdf.spec.js's fixtures
   let server = await startServer({ dir: APP_DIST, isolation: true });
@@ -109,6 +115,18 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
       const now = await cachedPaths(page, v1[0]);
       return setFiles(OTHER, { webgl: false }).filter((f) => !now.includes(f));
     }, { timeout: 60_000 }).toEqual([]);
+    // A Tesseract set used once online: its traineddata and the engine are saved too. Then back to OTHER.
+    expect(MANIFEST.model_sets[TESSERACT_SET].set.line_rec).toBeTruthy();
+    await page.locator('#model-set').selectOption(TESSERACT_SET);
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'loading');
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
+    await expect.poll(async () => {
+      const now = await cachedPaths(page, v1[0]);
+      return setFiles(TESSERACT_SET, { webgl: false }).filter((f) => !now.includes(f));
+    }, { timeout: 60_000 }).toEqual([]);
+    await page.locator('#model-set').selectOption(OTHER);
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'loading');
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
     // A PDF read once online: pdf.js is saved (all of it: the page asks for the group), so PDFs work offline.
     await makePdfs;
     await page.locator('#pick-files').setInputFiles(join(DATA, 'pdf', 'doc.pdf'));
@@ -136,10 +154,10 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
     expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true); // cached responses keep COOP/COEP
     await expect(page.locator('#backend-info')).toContainText(`${await page.evaluate(() => navigator.hardwareConcurrency)} thread`);
-    const readOffline = async (expected) => {
+    const readOffline = async (expected, file = join(DATA, 'baiona.png')) => {
       if (await page.locator('#clear-queue').isEnabled()) await page.locator('#clear-queue').click();
-      await page.locator('#pick-files').setInputFiles(join(DATA, 'baiona.png'));
-      const row = page.locator('#queue .job', { hasText: 'baiona.png' });
+      await page.locator('#pick-files').setInputFiles(file);
+      const row = page.locator('#queue .job', { hasText: file.split('/').at(-1) });
       await expect(row).toHaveAttribute('data-status', /done|failed/, { timeout: TIMEOUT });
       expect(await row.getAttribute('data-status'), await page.locator('#result-status').textContent()).toBe('done');
       expect(await page.locator('#lines .line .text').allTextContents()).toEqual((await expected).lines.map((l) => l.text));
@@ -150,6 +168,11 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     const pdfRow = page.locator('#queue .job', { hasText: 'doc.pdf' });
     await expect(pdfRow).toHaveAttribute('data-status', /done|failed/, { timeout: TIMEOUT });
     await expect(pdfRow.locator('.job-detail')).toHaveText(/^2 pages · \d+ lines$/);
+    // The Tesseract set used once, offline: the same lines as natively.
+    await page.locator('#model-set').selectOption(TESSERACT_SET);
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'loading');
+    await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: TIMEOUT });
+    await readOffline(nativeTesseract, TESSERACT_PAGE);
     // The default set, offline too (precached).
     await page.locator('#model-set').selectOption(DEFAULT);
     await expect(page.locator('#engine')).toHaveAttribute('data-state', 'loading');
