@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): the script check's confusion matrix, natively. Every Tesseract script set reads every
-script test page (scripts/data/make_script_testset.py, clean and degraded) and Latin pages (a sample of the
+script test page (scripts/data/make_script_testset.py: clean, degraded, photo) and Latin pages (a sample of the
 labelled test set's pages, tests/testset/pages/, `--all-latin` for all of them, and tests/data/baiona.png,
 typewriter.png); a set's own pages must not get the script check's warning (else a false alarm), every other
 page should (else a miss). Prints, per set and page, the share of the letters read that are in the set's main

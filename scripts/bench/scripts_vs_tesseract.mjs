@@ -4,7 +4,7 @@
 // languages: the sha256-checked files in models/<set>/tessdata that dist/ serves), so the difference is the page handling: Retto finds and
 // straightens the lines with its DB detector and line orientation, then Tesseract reads each line (single-line
 // mode); tesseract.js runs Tesseract's own page segmentation (its default, PSM 3) on the whole page.
-// Per set, each engine is started once and reads the set's clean and degraded pages (tests/testset/script_pages,
+// Per set, each engine is started once and reads each of the set's pages (clean, degraded, photo: tests/testset/script_pages,
 // scripts/data/make_script_testset.py) once to warm up, then --rounds times, the engines alternating which goes
 // first. Prints, per set, CER and WER of each engine (tests/py/ocr_metrics.py score_page on the last round's
 // lines) and the median ms per page; then the medians over all sets.
@@ -24,7 +24,9 @@ const DIST = join(ROOT, 'dist');
 const PAGE_DIR = join(ROOT, 'tests', 'testset', 'script_pages');
 const SET_DIR = join(ROOT, 'py', 'retto', 'sets');
 const NM = join(ROOT, 'node_modules');
-const VARIANTS = ['clean', 'degraded'];
+// The page variants make_script_testset.py writes (clean, degraded, photo), as found in its folder: clean first.
+const VARIANTS = readdirSync(PAGE_DIR).map((f) => f.match(/^[a-z]+_([a-z]+)\.png$/)?.[1]).filter(Boolean)
+  .filter((v, i, all) => all.indexOf(v) === i).sort((a, b) => (a === 'clean' ? -1 : b === 'clean' ? 1 : a.localeCompare(b)));
 
 // The Tesseract sets: every set file with a `line_rec` (its languages are Tesseract's, e.g. "ell+eng").
 const ALL = Object.fromEntries(readdirSync(SET_DIR).filter((f) => f.endsWith('.json'))

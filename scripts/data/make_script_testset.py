@@ -3,13 +3,16 @@
 Texts: tests/testset/script_texts/<set>.txt, UTF-8, short sentences written for this project, one line of the
 page per line; blank lines separate blocks, so a block of several lines is a paragraph and a block of one is a
 single line. Each set's page is drawn in a Debian Noto font for its script (fonts-noto-core, and fonts-noto-cjk for
-Hangul), right-aligned and shaped right to left for Hebrew and Arabic (Pillow's raqm layout), in two variants:
-`clean` (black on white) and `degraded` (low contrast, blurred, with noise, as a poor scan gives).
+Hangul), right-aligned and shaped right to left for Hebrew and Arabic (Pillow's raqm layout), in three variants:
+`clean` (black on white), `degraded` (low contrast, blurred, with noise, as a poor scan gives) and `photo` (the
+page with a paper margin, photographed as make_testset.py's photo page is: keystone and tilt, uneven warm light,
+blur and sensor noise; the ground-truth boxes follow the warp).
 
 Per page: <set>_<variant>.png and <set>_<variant>.gt.json: {"set", "variant", "lines": [{"text", "direction",
 "block", "box": quad, "words": [{"text", "box": quad}]}]}. A word's box runs from the pen position before it to
 the one after it (the advance of the text up to it, measured with the same layout), by the line's ink band.
-A stamp (sha256 of this script, the texts, the fonts and the Pillow version) skips rendering when nothing changed.
+A stamp (sha256 of this script and make_testset.py, the texts, the fonts and the Pillow version) skips rendering when
+nothing changed.
 Usage: make_script_testset.py [--force]
 """
 from __future__ import annotations
@@ -22,6 +25,9 @@ from pathlib import Path
 import numpy as np
 import PIL
 from PIL import Image, ImageDraw, ImageFilter, ImageFont, features
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_testset  # noqa: E402  (its photograph(): one camera model for every labelled page)
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = ROOT / "tests" / "testset" / "script_texts"
@@ -49,11 +55,12 @@ FONTS = {
     "georgian": (NOTO / "NotoSansGeorgian-Regular.ttf", 0, "ltr"),
     "armenian": (NOTO / "NotoSansArmenian-Regular.ttf", 0, "ltr"),
 }
-VARIANTS = ("clean", "degraded")
+VARIANTS = ("clean", "degraded", "photo")
 SIZE = 30            # font size in pixels
 MARGIN = 40          # the page is as wide as its longest line and these margins: small pages keep the test fast
 LINE_GAP = 1.6       # line pitch in font sizes
 BLOCK_GAP = 1.0      # extra space between blocks, in font sizes
+PHOTO_PAPER = 140    # the photo variant's paper margin, in pixels, on every side
 
 
 def blocks(text: str) -> list:
@@ -132,8 +139,21 @@ def degrade(page: Image.Image, seed: int) -> Image.Image:
     return Image.fromarray(np.clip(noisy, 0, 255).astype(np.uint8))
 
 
+def photo(page: Image.Image, lines: list, seed: int) -> tuple:
+    """The page on a sheet with a paper margin (the camera's keystone would otherwise pull the text to the
+    picture's edge), photographed; returns the RGB picture and its lines with their boxes where the warp put them."""
+    pad = PHOTO_PAPER
+    sheet = make_testset.Page((page.width + 2 * pad, page.height + 2 * pad))
+    sheet.image.paste(page.convert("RGB"), (pad, pad))
+    sheet.lines = json.loads(json.dumps(lines))
+    sheet.map_boxes(lambda p: [p[0] + pad, p[1] + pad])
+    shot = make_testset.photograph(sheet, degrees=-0.8, blur=0.8, noise=6.0, seed=seed)
+    return shot.image, shot.lines
+
+
 def stamp() -> str:
     h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(Path(make_testset.__file__).read_bytes())
     for p in sorted(TEXTS.glob("*.txt")):
         h.update(p.name.encode() + p.read_bytes())
     for path, _, _ in sorted(set(FONTS.values())):
@@ -159,9 +179,10 @@ def main(argv=None) -> None:
     for seed, name in enumerate(sorted(FONTS)):
         page, lines = render(name, (TEXTS / f"{name}.txt").read_text(encoding="utf-8"))
         for variant in VARIANTS:
-            image = page if variant == "clean" else degrade(page, seed)
+            image, gt_lines = {"clean": lambda: (page, lines), "degraded": lambda: (degrade(page, seed), lines),
+                               "photo": lambda: photo(page, lines, 1000 + seed)}[variant]()
             image.save(OUT / f"{name}_{variant}.png", optimize=False)
-            gt = {"set": name, "variant": variant, "lines": lines}
+            gt = {"set": name, "variant": variant, "lines": gt_lines}
             (OUT / f"{name}_{variant}.gt.json").write_text(json.dumps(gt, ensure_ascii=False, indent=1) + "\n",
                                                           encoding="utf-8")
     STAMP.write_text(want)

@@ -1,7 +1,7 @@
 """The Tesseract script sets, natively, on their labelled pages (scripts/data/make_script_testset.py: sentences
-written for the project, drawn in Debian's Noto fonts, a clean and a degraded page per set).
+written for the project, drawn in Debian's Noto fonts, a clean, a degraded and a photo-like page per set).
 
-Each set reads its two pages once. CER and WER are scored against the drawn text (ocr_metrics.score_page, both
+Each set reads its three pages once. CER and WER are scored against the drawn text (ocr_metrics.score_page, both
 sides in NFC); the bounds are what this engine measured on these pages (2026-11-27), rounded up, so a change that
 reads worse fails. A word box is right when its centre lies inside the box of a drawn word (Thai has no spaces
 between words: its drawn "words" are space-separated phrases, which Tesseract's words fall inside)."""
@@ -25,19 +25,22 @@ import make_script_testset  # noqa: E402
 PAGES = make_script_testset.OUT
 TESSERACT_SETS = [s.name for s in model_sets.available() if s.line_rec]
 
-# set -> (clean CER bound, degraded CER bound). Measured CER (clean / degraded, 2026-11-27): cyrillic 0 / 0.004,
+# set -> (clean, degraded, photo CER bound). Measured CER (clean / degraded, 2026-11-27): cyrillic 0 / 0.004,
 # greek 0.007 / 0.046, arabic 0.007 / 0.269 (the degraded page: Persian letters read as their Arabic look-alikes,
 # words lost), hebrew 0 / 0.158, devanagari 0 / 0, bengali 0.010 / 0.010, gurmukhi 0 / 0.025, gujarati 0 / 0,
 # tamil 0 / 0, telugu 0 / 0.065, kannada 0.047 / 0 (a stray line from a detached vowel sign), malayalam 0 / 0,
 # thai 0 / 0.075, korean 0 / 0, georgian 0.029 / 0.043, armenian 0.045 / 0.061 (the Armenian full stop read as
-# a colon).
+# a colon). Photo pages (2026-11-28): arabic 0.015, armenian 0.045, bengali 0.143, cyrillic 0.008, georgian
+# 0.029, hebrew 0.042, korean 0.037, every other set 0.
 # Bounds: at least 2 % on a clean page (one letter of a short page, should another CPU's detector cut a line a
-# pixel differently), else the measure plus 1 %; the measure plus 3 % on a degraded page.
+# pixel differently), else the measure plus 1 %; the measure plus 3 % on a degraded or photo page.
 CER_BOUNDS = {
-    "cyrillic": (0.02, 0.03), "greek": (0.02, 0.08), "arabic": (0.02, 0.30), "hebrew": (0.02, 0.19),
-    "devanagari": (0.02, 0.03), "bengali": (0.02, 0.04), "gurmukhi": (0.02, 0.06), "gujarati": (0.02, 0.03),
-    "tamil": (0.02, 0.03), "telugu": (0.02, 0.10), "kannada": (0.06, 0.03), "malayalam": (0.02, 0.03),
-    "thai": (0.02, 0.11), "korean": (0.02, 0.03), "georgian": (0.04, 0.08), "armenian": (0.06, 0.10),
+    "cyrillic": (0.02, 0.03, 0.04), "greek": (0.02, 0.08, 0.03), "arabic": (0.02, 0.30, 0.05),
+    "hebrew": (0.02, 0.19, 0.08), "devanagari": (0.02, 0.03, 0.03), "bengali": (0.02, 0.04, 0.18),
+    "gurmukhi": (0.02, 0.06, 0.03), "gujarati": (0.02, 0.03, 0.03), "tamil": (0.02, 0.03, 0.03),
+    "telugu": (0.02, 0.10, 0.03), "kannada": (0.06, 0.03, 0.03), "malayalam": (0.02, 0.03, 0.03),
+    "thai": (0.02, 0.11, 0.03), "korean": (0.02, 0.03, 0.07), "georgian": (0.04, 0.08, 0.06),
+    "armenian": (0.06, 0.10, 0.08),
 }
 
 
@@ -179,7 +182,7 @@ def script_warnings(result: dict) -> list:
 
 
 def test_a_sets_own_pages_get_no_warning(results):
-    """No false alarm from the script check (stages/script_check.py): each set's clean and degraded pages, in its
+    """No false alarm from the script check (stages/script_check.py): each set's clean, degraded and photo pages, in its
     own script, read without any warning."""
     warned = {key: r["warnings"] for key, r in results.items() if r["warnings"]}
     assert warned == {}
