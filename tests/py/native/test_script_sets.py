@@ -182,8 +182,8 @@ def script_warnings(result: dict) -> list:
 
 
 def test_a_sets_own_pages_get_no_warning(results):
-    """No false alarm from the script check (stages/script_check.py): each set's clean, degraded and photo pages, in its
-    own script, read without any warning."""
+    """No false alarm from the script check (stages/script_check.py): each set's clean, degraded and photo pages,
+    in its own script, read without any warning."""
     warned = {key: r["warnings"] for key, r in results.items() if r["warnings"]}
     assert warned == {}
 
