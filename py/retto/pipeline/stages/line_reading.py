@@ -17,8 +17,9 @@ from retto.ops import line_text
 RECHECK_BELOW = 0.75   # a line read with less confidence than this is also read turned 180 degrees
 # A line read in single-line mode ("line", PSM 7) with no word or a confidence below this is read in raw-line mode
 # ("raw", PSM 13) too, and the more confident reading kept. Why: the two Tesseract builds (5.5.4 natively, the
-# wasm 5.1.0 in the browser) disagree on weak PSM-7 readings (a clean Bengali line: nothing natively, digits at
-# 0.44 in the browser), and raw-line mode reads those lines well in both. Not raw first: it keeps stray edge marks.
+# wasm 5.1.0 in the browser) disagree on weak PSM-7 readings (a clean upright Bengali line: nothing natively, 0.38
+# in the browser, below the digits it reads from the line upside down), and raw-line mode reads those lines well
+# in both (0.92). Not raw first: it keeps stray marks at the line's ends.
 RAW_BELOW = 0.75
 
 
