@@ -38,14 +38,15 @@ class BridgeWorker:
             return self._read_line(x)
         return await self._run(role, x)   # very long rec lines come in windows (Pipeline.infer_best)
 
-    def _read_line(self, grey) -> dict:
-        """line_rec: a uint8 grey [H, W] line to the wasm Tesseract, its {"text", "words"} back (the native
-        engine's shape, native/tesseract_lines.py)."""
+    def _read_line(self, x) -> dict:
+        """line_rec: (a uint8 grey [H, W] line, mode "line" or "raw") to the wasm Tesseract, its {"text", "words"}
+        back (the native engine's shape, native/tesseract_lines.py)."""
         if self._lines is None:
             raise RettoError(INFERENCE_FAILED, "this model set has no line recogniser in the browser")
+        grey, mode = x
         grey = np.ascontiguousarray(grey, dtype=np.uint8)
         try:
-            return json.loads(self._lines.read(to_js(grey.tobytes()), grey.shape[0], grey.shape[1]))
+            return json.loads(self._lines.read(to_js(grey.tobytes()), grey.shape[0], grey.shape[1], mode))
         except JsException as e:
             raise RettoError(INFERENCE_FAILED, f"Tesseract (wasm) failed on a {list(grey.shape)} line: {e}") from None
 

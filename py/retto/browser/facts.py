@@ -8,28 +8,14 @@ against Python by tests/py/browser/test_js_facts.py. Pure Python: no pyodide imp
 from __future__ import annotations
 
 
-def rtl_ranges() -> list:
-    """The code points line_text.is_rtl takes for right-to-left, as [first, last] runs (about 130)."""
-    from retto.ops.line_text import is_rtl
-    runs = []
-    for c in range(0x110000):
-        if is_rtl(chr(c)):
-            if runs and runs[-1][1] == c - 1:
-                runs[-1][1] = c
-            else:
-                runs.append([c, c])
-    return runs
-
-
 def js_facts() -> dict:
-    """{export_formats, model_roles, optional_model_roles, line_role, traineddata_prefix, rtl_ranges, image_suffixes, pdf_suffixes} as plain JSON:
+    """{export_formats, model_roles, optional_model_roles, line_role, traineddata_prefix, image_suffixes,
+    pdf_suffixes} as plain JSON:
     - export_formats: retto.export.format_table() (each format's media type, extension, whether it is one table's);
     - model_roles: the models every set has (det, cls, rec); optional_model_roles: the ones a set may add, which
       the browser fetches and makes on their first use (retto.models.sets);
     - line_role, traineddata_prefix: the Tesseract sets' line recogniser role and the prefix of their
       traineddata files' roles ("traineddata_rus"), which the worker hands to the wasm engine;
-    - rtl_ranges: [[first, last], …] code points whose bidi class is R or AL (retto.ops.line_text.is_rtl; JS
-      regexps cannot name a bidi class), for the browser's Tesseract words (web/src/worker/tesseract_lines.js);
     - image_suffixes / pdf_suffixes: the file names a folder is searched for (retto.io.inputs), without the dot,
       sorted (the page's and the component's file picker and folder drop use them)."""
     from retto.export import format_table
@@ -42,7 +28,6 @@ def js_facts() -> dict:
         "optional_model_roles": list(OPTIONAL_ROLES),
         "line_role": LINE_ROLE,
         "traineddata_prefix": TRAINEDDATA_PREFIX,
-        "rtl_ranges": rtl_ranges(),
         "image_suffixes": sorted(s.lstrip(".") for s in IMAGE_SUFFIXES),
         "pdf_suffixes": sorted(s.lstrip(".") for s in PDF_SUFFIXES),
     }

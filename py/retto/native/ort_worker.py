@@ -190,8 +190,9 @@ class OrtWorker:
         return {"reread": self._set_charset("reread", model)}
 
     def run(self, role: str, x: np.ndarray):
-        if role == LINE_ROLE and self._line_reader is not None:   # a grey line in, text and words out
-            return self._line_reader.read(x)
+        if role == LINE_ROLE and self._line_reader is not None:   # (a grey line, mode) in, text and words out
+            grey, mode = x
+            return self._line_reader.read(grey, mode)
         return self._session_run(role, x)   # very long rec lines come in windows (Pipeline.infer_best)
 
     def run_all(self, role: str, x: np.ndarray) -> list:

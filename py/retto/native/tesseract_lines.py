@@ -1,10 +1,12 @@
 """The `line_rec` role natively: Tesseract's LSTM recogniser (PyPI tesserocr, which bundles libtesseract) reads
-one straightened line crop in single-line mode (PSM 7; raw-line mode, PSM 13, when PSM 7 finds no text), with the
-set's traineddata from models/<set>/tessdata/.
+one straightened line crop in the mode it is asked for ("line": single-line mode, PSM 7; "raw": raw-line mode,
+PSM 13), with the set's traineddata from models/<set>/tessdata/. Which mode, and which reading to keep, is
+Python's choice (stages/line_reading.py), the same for the wasm build (web/src/worker/tesseract_lines.js).
 
-The role's contract (pipeline/worker.py) is what a wasm build of the same engine can answer too: a uint8 grey
-image [H, W] in; {"text", "words": [{"text", "box": [x0, y0, x1, y1] in the image's pixels, "score": 0..1}]}
-out, the words in reading (logical) order."""
+The role's contract (pipeline/worker.py) is what a wasm build of the same engine can answer too: (a uint8 grey
+image [H, W], mode) in; {"text", "words": [{"text", "box": [x0, y0, x1, y1] in the image's pixels, "score":
+0..1}]} out, as Tesseract gives them: the line text in logical order, each word's own text as the engine returns
+it (a right-to-left word's letters in visual order; ops.line_text.logical_words puts them right)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,14 +14,14 @@ from pathlib import Path
 import numpy as np
 
 from retto.errors import BACKEND_UNAVAILABLE, INFERENCE_FAILED, RettoError
-from retto.ops.line_text import is_rtl
+from retto.ops.line_text import MODES
 
 
 def engine_name() -> str:
     """What runs the role, for result.backend (e.g. "tesseract 5.5.4 (tesserocr 2.13.0) LSTM, single line …")."""
     import tesserocr
     version = tesserocr.tesseract_version().split()[1]
-    return f"tesseract {version} (tesserocr {tesserocr.__version__}) LSTM, single line (PSM 7, else 13)"
+    return f"tesseract {version} (tesserocr {tesserocr.__version__}) LSTM, one line (PSM 7 or 13)"
 
 
 class TesseractLines:
@@ -39,20 +41,17 @@ class TesseractLines:
                 from exc
         self.backend = engine_name()
 
-    def read(self, grey: np.ndarray) -> dict:
+    def read(self, grey: np.ndarray, mode: str = "line") -> dict:
+        """One reading of the line in `mode` ("line": PSM 7, "raw": PSM 13)."""
         grey = np.ascontiguousarray(grey, dtype=np.uint8)
         if grey.ndim != 2 or grey.size == 0:
             raise RettoError(INFERENCE_FAILED, f"line_rec needs a grey [H, W] image, got {list(grey.shape)}")
+        if mode not in MODES:
+            raise RettoError(INFERENCE_FAILED, f"line_rec reads in mode {' or '.join(MODES)}, not {mode!r}")
         psm = self._tesserocr.PSM
-        out = self._read(grey, psm.SINGLE_LINE)
-        # Tesseract's own line finding inside PSM 7 drops some clean Bengali lines whole (the headline joins
-        # every letter into one blob); raw-line mode reads them. Not used first: it keeps stray edge marks.
-        return out if out["words"] else self._read(grey, psm.RAW_LINE)
-
-    def _read(self, grey: np.ndarray, mode) -> dict:
         h, w = grey.shape
         api, level = self._api, self._tesserocr.RIL.WORD
-        api.SetPageSegMode(mode)
+        api.SetPageSegMode(psm.SINGLE_LINE if mode == "line" else psm.RAW_LINE)
         api.SetImageBytes(grey.tobytes(), w, h, 1, w)
         api.SetSourceResolution(300)   # the crops carry no DPI; without one Tesseract warns and guesses 70
         api.Recognize()
@@ -72,15 +71,4 @@ class TesseractLines:
                     break
         text = " ".join((api.GetUTF8Text() or "").split())
         api.Clear()
-        return {"text": text, "words": logical_words(text, words)}
-
-
-def logical_words(text: str, words: list) -> list:
-    """The words with their text in logical order. Tesseract's line text is logical, and its words come in
-    reading order, but a right-to-left word's own text comes back in visual order (tests/py/native). When the
-    line splits into as many words as the iterator gave, each takes its text from the line; otherwise a word
-    with right-to-left letters is reversed (its letters only: good enough for a word box's label)."""
-    tokens = text.split()
-    if len(tokens) == len(words):
-        return [{**w, "text": t} for w, t in zip(words, tokens)]
-    return [{**w, "text": w["text"][::-1]} if any(is_rtl(c) for c in w["text"]) else w for w in words]
+        return {"text": text, "words": words}

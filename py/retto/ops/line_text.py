@@ -10,6 +10,9 @@ import numpy as np
 
 PAD = 0.25            # white margin around the crop, in line heights: Tesseract finds no text touching the edge
 MIN_HEIGHT = 32       # crops shorter than this are scaled up (the LSTM's input is about 36 px high)
+# The recogniser's reading modes (the `line_rec` role's second input): Tesseract's single-line mode (PSM 7, its
+# own line finding inside the crop) and raw-line mode (PSM 13, the crop taken as the line as it is).
+MODES = ("line", "raw")
 
 
 # Left-to-right / right-to-left marks Tesseract puts around numbers in right-to-left lines: the text is in logical
@@ -44,6 +47,17 @@ def clean(text: str) -> str:
 def is_rtl(char: str) -> bool:
     """A right-to-left letter (Hebrew, Arabic, Thaana, …), by its Unicode bidirectional class."""
     return unicodedata.bidirectional(char) in ("R", "AL")
+
+
+def logical_words(text: str, words: list) -> list:
+    """The words with their text in logical order. Tesseract's line text is logical, and its words come in
+    reading order, but a right-to-left word's own text comes back in visual order (tests/py/native). When the
+    line splits into as many words as the recogniser gave, each takes its text from the line; otherwise a word
+    with right-to-left letters is reversed (its letters only: good enough for a word box's label)."""
+    tokens = text.split()
+    if len(tokens) == len(words):
+        return [{**w, "text": t} for w, t in zip(words, tokens)]
+    return [{**w, "text": w["text"][::-1]} if any(is_rtl(c) for c in w["text"]) else w for w in words]
 
 
 def direction(text: str) -> str:

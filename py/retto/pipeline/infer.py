@@ -67,12 +67,13 @@ class Pipeline:
 
         return await rec_windows.best_classes(lambda window: self._call(role, window, page, False), x, reduce)
 
-    async def read_line(self, role: str, image: np.ndarray, page) -> dict:
-        """A whole-line recogniser (`line_rec`): a uint8 grey [H, W] line in, {"text", "words"} out (worker.py).
-        Timed and its failures reported like any model call; the image is passed as it is, not as float32."""
+    async def read_line(self, role: str, image: np.ndarray, mode: str, page) -> dict:
+        """A whole-line recogniser (`line_rec`): (a uint8 grey [H, W] line, mode) in, {"text", "words"} out
+        (worker.py; mode: one of ops.line_text.MODES). Timed and its failures reported like any model call; the
+        image is passed as it is, not as float32."""
         t0 = time.perf_counter()
         try:
-            out = self.worker.run(role, np.ascontiguousarray(image, dtype=np.uint8))
+            out = self.worker.run(role, (np.ascontiguousarray(image, dtype=np.uint8), mode))
             if inspect.isawaitable(out):
                 out = await out
         except RettoError:

@@ -10,15 +10,19 @@ const MANIFEST = JSON.parse(readFileSync(join(DIST, 'assets', 'manifest.json'), 
 const PAGES = join(ROOT, 'tests', 'testset', 'script_pages'); // scripts/data/make_script_testset.py
 // Left to right and right to left; alphabets, abjads, abugidas and Hangul syllables.
 const TESSERACT_SETS = Object.entries(MANIFEST.model_sets).filter(([, m]) => m.set.line_rec).map(([name]) => name).sort();
-// Sets whose clean page the two Tesseract builds read differently (2026-11-27, docs/measurements/accuracy.md; the
-// README's known limits): outside this bound until the engines agree on them.
+// Sets whose clean page the two Tesseract builds read alike but for a few pixels of word boxes and a line's score
+// (2026-11-28, docs/measurements/accuracy.md; the README's known limits): every line, its box, angle, direction and
+// text are checked as for the others; their word box edges may differ by WORD_BOX_SLACK_PX and a line's score by
+// SCORE_SLACK.
 const DIFFERING = {
-  bengali: 'a line the 0/180 classifier turned: the browser build reads the upside-down crop as digits with more '
-    + 'confidence than the upright one, and the line is lost',
-  gurmukhi: 'one word split differently (word boxes of one line)',
-  kannada: 'one word split differently (word boxes of one line)',
+  bengali: 'line 0: the native build finds no word in single-line mode (PSM 7) and reads it in raw-line mode at '
+    + '0.862, the browser build reads it in PSM 7 at 0.943, the same text; word edges up to 6 px apart (line 0) '
+    + 'and 4 (line 1)',
+  gurmukhi: 'line 1: one word\'s right edge 4 px apart (288 vs 292)',
+  kannada: 'line 3 (a detached vowel sign read as a line of its own): its word edges 1-2 px apart',
 };
-const SETS = TESSERACT_SETS.filter((name) => !(name in DIFFERING));
+const WORD_BOX_SLACK_PX = 6; // measured: 6 (bengali line 0, read in two modes), 4 (bengali line 1, gurmukhi)
+const SCORE_SLACK = 0.09; // measured: 0.081 (bengali line 0)
 // A page of another script read with a set: the script check (py/retto/pipeline/stages/script_check.py) must warn in
 // the browser as natively.
 const CROSSED = { hebrew: 'arabic' };
@@ -49,7 +53,7 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
   // Natively one set after the other (two cores), while the browser boots.
   const native = {};
   let chain = Promise.resolve();
-  for (const name of SETS) {
+  for (const name of TESSERACT_SETS) {
     chain = chain.then(async () => {
       native[name] = JSON.parse(await runNative(['-m', 'retto', '--models', name, '--inputs',
         join(PAGES, `${name}_clean.png`), '--format', 'json', '--no-progress']))[0];
@@ -63,7 +67,7 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
   expect(requests.filter(isTesseract), 'nothing of Tesseract at page load').toEqual([]);
   const engine = MANIFEST.tesseract;
   expect(engine.version).toBe('7.0.0');
-  for (const name of SETS) {
+  for (const name of TESSERACT_SETS) {
     requests.length = 0;
     const info = await app.create({ backend: 'wasm', models: name });
     expect(info.backend.line_rec).toMatch(/^tesseract 5\.1\.0-288-g2a9c1 \(tesseract\.js-core 7\.0\.0 tesseract-core-simd-lstm, wasm\) LSTM/);
@@ -86,13 +90,22 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
     expect(want.backend.line_rec).toMatch(/^tesseract 5\.5\.4 \(tesserocr 2\.13\.0\)/);
     expect(info.versions.models.line_rec).toBe(want.versions.line_rec); // the same traineddata, named alike
     // Line by line: boxes within compare.js's 1 px, same angle; texts compared below, with the bound.
+    const differing = name in DIFFERING;
     const diffs = diffResults(name, result, want).filter((d) => !/: text /.test(d));
-    expect(diffs, `${name}: browser vs native`).toEqual([]);
+    expect(diffs.filter((d) => !(differing && / score .* \(Δ /.test(d))), `${name}: browser vs native`).toEqual([]);
     let pageEdits = 0;
     result.lines.forEach((line, i) => {
       const other = want.lines[i];
       expect(line.direction, `${name} line ${i}`).toBe(other.direction);
-      expect(line.words.map((w) => w.box), `${name} line ${i}: word boxes`).toEqual(other.words.map((w) => w.box));
+      if (differing) {
+        expect(Math.abs(line.score - other.score), `${name} line ${i}: score`).toBeLessThanOrEqual(SCORE_SLACK);
+        expect(line.words.length, `${name} line ${i}: words`).toBe(other.words.length);
+        const off = line.words.flatMap((w, k) => w.box.flatMap((p, j) => p.map((v, c) => Math.abs(
+          v - other.words[k].box[j][c]))));
+        expect(Math.max(0, ...off), `${name} line ${i}: word boxes`).toBeLessThanOrEqual(WORD_BOX_SLACK_PX);
+      } else {
+        expect(line.words.map((w) => w.box), `${name} line ${i}: word boxes`).toEqual(other.words.map((w) => w.box));
+      }
       pageEdits += edits(line.text, other.text);
     });
     expect(pageEdits, `${name}: letters edited between the engines`).toBeLessThanOrEqual(MAX_EDITS_PER_PAGE);

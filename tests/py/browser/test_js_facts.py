@@ -15,7 +15,6 @@ from PIL import Image
 from retto.browser.buckets import REC_WIDTHS, rec_time_steps
 from retto.browser.facts import js_facts
 from retto.io.image import SAFE_FORMATS, decode
-from retto.ops.line_text import is_rtl
 from retto.io.inputs import IMAGE_SUFFIXES, INPUT_SUFFIXES, PDF_SUFFIXES, collect_inputs
 from retto.models.sets import LINE_ROLE, OPTIONAL_ROLES, ROLES, TRAINEDDATA_PREFIX, ModelSet
 
@@ -67,17 +66,6 @@ def test_model_roles_are_pythons(facts_file):
         assert set(model_set.traineddata_roles) == {r for r in model_set.files if r.startswith(line[1])}, path.name
         checked.append(path.stem)
     assert {"ppocr-v4", "ppocr-v5-mobile", "ppocr-v6-small", "ppocr-v6-tiny", "cyrillic", "arabic"} <= set(checked)
-
-
-def test_right_to_left_is_pythons_at_every_code_point(facts_file):
-    # the browser's Tesseract words (tesseract_lines.js hasRtl) against line_text.is_rtl, over all of Unicode
-    got = node(facts_file, "const f = (await import('./web/src/generated/python_facts.json')).default;"
-                           "const { hasRtl } = await import('./web/src/worker/tesseract_lines.js');"
-                           "const out = [];"
-                           "for (let c = 0; c < 0x110000; c++) if (hasRtl(String.fromCodePoint(c), f.rtl_ranges)) out.push(c);"
-                           "console.log(JSON.stringify(out));")
-    assert got == [c for c in range(0x110000) if is_rtl(chr(c))]
-    assert 0x05D0 in got and 0x0627 in got and 0x0041 not in got   # א and ا are, A is not
 
 
 def test_export_formats_are_pythons(facts_file):

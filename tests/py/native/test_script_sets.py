@@ -111,7 +111,7 @@ def test_right_to_left_lines_are_in_logical_order_and_say_so(pages, results):
 
 
 def test_tesseract_gives_a_right_to_left_words_letters_in_visual_order(pages):
-    """What the engine itself returns, the reason for retto.native.tesseract_lines.logical_words: the line's
+    """What the engine itself returns, the reason for retto.ops.line_text.logical_words: the line's
     text is logical, each right-to-left word's own text comes reversed."""
     import tesserocr
     gt = pages[("hebrew", "clean")]["lines"][0]

@@ -80,3 +80,51 @@ def test_hocr_and_alto_name_the_language_of_a_line_in_another_script_when_the_se
     assert language("Привет", ["ru", "uk", "en"]) is None                # two Cyrillic languages: cannot tell
     assert language("Привет", ["zh", "en"]) is None                      # a set that does not read it
     assert language("Hello", ["zh", "en"]) == "en"                       # as before
+
+
+def test_logical_words_take_their_text_from_the_logical_line():
+    # Tesseract gives a right-to-left word's own letters in visual order (tests/py/native), the line in logical.
+    words = [{"text": "םולש", "box": [60, 0, 100, 10], "score": 0.9}, {"text": "םלוע", "box": [0, 0, 50, 10],
+                                                                       "score": 0.8}]
+    got = line_text.logical_words("שלום עולם", words)
+    assert [w["text"] for w in got] == ["שלום", "עולם"] and [w["box"] for w in got] == [w["box"] for w in words]
+    # The line splits differently: each right-to-left word is reversed on its own, a Latin one left as it is.
+    got = line_text.logical_words("שלום עולם ok", [words[0], {"text": "ok", "box": [0, 0, 9, 9], "score": 1.0}])
+    assert [w["text"] for w in got] == ["שלום", "ok"]
+    assert line_text.logical_words("", []) == []
+
+
+class FakeLines:
+    """A line recogniser answering each mode with a given reading; it records the modes asked for."""
+
+    def __init__(self, readings):
+        self.readings, self.modes = readings, []
+
+    async def read_line(self, role, image, mode, page):
+        assert role == "line_rec" and image.dtype == np.uint8 and image.ndim == 2
+        self.modes.append(mode)
+        return self.readings[mode]
+
+
+def reading(text, score):
+    return {"text": text, "words": [{"text": t, "box": [10 * k, 0, 10 * k + 8, 10], "score": score}
+                                    for k, t in enumerate(text.split())]}
+
+
+def read_crop(readings):
+    import asyncio
+    from retto.pipeline.stages.line_reading import LineReading
+    lines = FakeLines(readings)
+    text, score, _spans, _direction = asyncio.run(LineReading(lines).read(np.full((20, 60), 255, np.uint8), None))
+    return text, round(score, 2), lines.modes
+
+
+def test_a_weak_or_empty_single_line_reading_is_read_in_raw_line_mode_too_and_the_better_one_kept():
+    from retto.pipeline.stages.line_reading import RAW_BELOW
+    strong, weak = min(1.0, RAW_BELOW + 0.05), RAW_BELOW - 0.3
+    assert read_crop({"line": reading("a b", strong), "raw": reading("x", 1.0)}) == ("a b", strong, ["line"])
+    assert read_crop({"line": reading("12", weak), "raw": reading("a b", 0.92)}) == ("a b", 0.92, ["line", "raw"])
+    assert read_crop({"line": reading("a b", weak), "raw": reading("a,", weak - 0.1)}) == ("a b", weak,
+                                                                                          ["line", "raw"])
+    assert read_crop({"line": reading("", 0), "raw": reading("a", 0.5)}) == ("a", 0.5, ["line", "raw"])
+    assert read_crop({"line": reading("", 0), "raw": reading("", 0)}) == ("", 0.0, ["line", "raw"])

@@ -22,9 +22,9 @@ export class LineReader {
     for (const lang of languages.split('+')) traineddata[lang] = await modelBytes[`${pythonFacts.traineddata_prefix}${lang}`];
     // wasmBinary: the bytes checked above (no second fetch by the loader); its messages go to the console quietly.
     const core = await factory({ wasmBinary: await wasm, print: () => {}, printErr: () => {} });
-    const engine = new TesseractLines(core, traineddata, languages, pythonFacts.rtl_ranges);
+    const engine = new TesseractLines(core, traineddata, languages);
     return new LineReader(engine, `tesseract ${engine.version} (tesseract.js-core ${t.version} ${t.build}, wasm) `
-      + 'LSTM, single line (PSM 7, else 13)');
+      + 'LSTM, one line (PSM 7 or 13)');
   }
 
   constructor(engine, backend) {
@@ -33,9 +33,10 @@ export class LineReader {
     this.onCall = null; // the worker's sign of life for the client's watchdog
   }
 
-  /** grey: a Uint8Array of height * width; returns the result as JSON (a few words: cheaper than a proxy). */
-  read(grey, height, width) {
+  /** grey: a Uint8Array of height * width; mode: 'line' or 'raw' (TesseractLines.read); returns the result as
+   * JSON (a few words: cheaper than a proxy). */
+  read(grey, height, width, mode) {
     this.onCall?.();
-    return JSON.stringify(this.engine.read(grey, width, height));
+    return JSON.stringify(this.engine.read(grey, width, height, mode));
   }
 }

@@ -1,7 +1,8 @@
 // The `line_rec` role in the browser: Tesseract's LSTM recogniser (npm tesseract.js-core, the wasm engine) reads
-// one straightened line crop in single-line mode, as py/retto/native/tesseract_lines.py does natively (same
-// modes, resolution and output): a uint8 grey [H, W] image in; {text, words: [{text, box: [x0, y0, x1, y1],
-// score}]} out, the words in logical order.
+// one straightened line crop in the mode Python asks for, as py/retto/native/tesseract_lines.py does natively
+// (same modes, resolution and output): a uint8 grey [H, W] image and a mode ('line': PSM 7, 'raw': PSM 13) in;
+// {text, words: [{text, box: [x0, y0, x1, y1], score}]} out, as Tesseract gives them. Which mode to read in, which
+// reading to keep and the words' logical order are Python's (py/retto/pipeline/stages/line_reading.py).
 
 const TESSDATA = '/tessdata'; // the traineddata's folder in the engine's own (in-memory) file system
 
@@ -12,32 +13,6 @@ function enums(core) {
     PSM_SINGLE_LINE: core._emscripten_enum_PageSegMode_PSM_SINGLE_LINE(),
     PSM_RAW_LINE: core._emscripten_enum_PageSegMode_PSM_RAW_LINE(),
     RIL_WORD: core._emscripten_enum_PageIteratorLevel_RIL_WORD() };
-}
-
-/** Has the text a right-to-left character? rtlRanges: [[first, last], …] code points of bidi class R or AL, from
- * Python's line_text.is_rtl (retto.browser.facts; JS regexps cannot name a bidi class). */
-export function hasRtl(text, rtlRanges) {
-  for (const ch of text) {
-    const c = ch.codePointAt(0);
-    let lo = 0;
-    let hi = rtlRanges.length - 1;
-    while (lo <= hi) { // the runs are sorted: a binary search
-      const mid = (lo + hi) >> 1;
-      if (c < rtlRanges[mid][0]) hi = mid - 1;
-      else if (c > rtlRanges[mid][1]) lo = mid + 1;
-      else return true;
-    }
-  }
-  return false;
-}
-
-/** The words with their text in logical order (native logical_words): Tesseract's line text is logical, but a
- * right-to-left word's own text comes back in visual order. When the line splits into as many words as the
- * iterator gave, each takes its text from the line; otherwise a right-to-left word is reversed. */
-export function logicalWords(text, words, rtlRanges) {
-  const tokens = text.split(/\s+/).filter(Boolean);
-  if (tokens.length === words.length) return words.map((w, k) => ({ ...w, text: tokens[k] }));
-  return words.map((w) => (hasRtl(w.text, rtlRanges) ? { ...w, text: [...w.text].reverse().join('') } : w));
 }
 
 /** A pointer to a copy of bytes in the engine's heap (to free): the module exports no heap view, only
@@ -68,10 +43,9 @@ const squeeze = (s) => s.split(/\s+/).filter(Boolean).join(' ');
 
 export class TesseractLines {
   /** core: the resolved Emscripten module (TesseractCore factory's result); traineddata: {lang: Uint8Array};
-   * languages: the set's "rus+eng" string; rtlRanges: hasRtl's. */
-  constructor(core, traineddata, languages, rtlRanges) {
+   * languages: the set's "rus+eng" string. */
+  constructor(core, traineddata, languages) {
     this.core = core;
-    this.rtlRanges = rtlRanges;
     this.enums = enums(core);
     core.FS.mkdirTree?.(TESSDATA) ?? core.FS.mkdir(TESSDATA);
     for (const [lang, bytes] of Object.entries(traineddata)) core.FS.writeFile(`${TESSDATA}/${lang}.traineddata`, bytes);
@@ -82,26 +56,26 @@ export class TesseractLines {
     this.version = this.api.Version();
   }
 
-  /** grey: Uint8Array of width * height bytes, row by row. */
-  read(grey, width, height) {
+  /** grey: Uint8Array of width * height bytes, row by row; mode: 'line' (PSM 7) or 'raw' (PSM 13). */
+  read(grey, width, height, mode) {
     if (!(width > 0 && height > 0) || grey.length !== width * height) {
       throw new Error(`line_rec needs a grey [H, W] image, got ${grey.length} bytes for ${height}x${width}`);
     }
+    const psm = { line: this.enums.PSM_SINGLE_LINE, raw: this.enums.PSM_RAW_LINE }[mode];
+    if (psm === undefined) throw new Error(`line_rec reads in mode line or raw, not ${mode}`);
     const { core } = this;
     const ptr = copyIn(core, grey);
     try {
-      const out = this.readMode(ptr, width, height, this.enums.PSM_SINGLE_LINE);
-      // Tesseract's own line finding inside PSM 7 drops some clean Bengali lines whole; raw-line mode reads them.
-      return out.words.length ? out : this.readMode(ptr, width, height, this.enums.PSM_RAW_LINE);
+      return this.readMode(ptr, width, height, psm);
     } finally {
       core._free(ptr);
     }
   }
 
-  readMode(ptr, width, height, mode) {
+  readMode(ptr, width, height, psm) {
     const { core, api } = this;
     const level = this.enums.RIL_WORD;
-    api.SetPageSegMode(mode);
+    api.SetPageSegMode(psm);
     api.SetImage(ptr, width, height, 1, width);
     api.SetSourceResolution(300); // the crops carry no DPI; without one Tesseract warns and guesses 70
     api.Recognize(null);
@@ -120,6 +94,6 @@ export class TesseractLines {
     }
     const text = squeeze(api.GetUTF8Text() ?? '');
     api.Clear();
-    return { text, words: logicalWords(text, words, this.rtlRanges) };
+    return { text, words };
   }
 }

@@ -1,7 +1,8 @@
-"""Stage `rec` for a set whose lines are read whole (the `line_rec` role, Tesseract's LSTM in single-line mode):
-each straightened crop goes to the recogniser as a grey image -> page.texts, page.spans (its words along the
-crop, for word boxes) and page.directions (ltr / rtl). The CTC stages that re-read lines (flip check, re-reading,
-stacks, page turn) need the CTC recogniser's scores, so stages.build leaves them out for such a set.
+"""Stage `rec` for a set whose lines are read whole (the `line_rec` role, Tesseract's LSTM): each straightened
+crop goes to the recogniser as a grey image, in single-line mode and, for a weak reading, raw-line mode too
+(RAW_BELOW) -> page.texts, page.spans (its words along the crop, for word boxes) and page.directions (ltr /
+rtl). The CTC stages that re-read lines (flip check, re-reading, stacks, page turn) need the CTC recogniser's
+scores, so stages.build leaves them out for such a set.
 
 The 0/180 line classifier was trained on Chinese and Latin lines and turns some lines of other scripts upside
 down (Hebrew, Hangul, Bengali in the script test pages). So a line it turned, or one read with little
@@ -14,6 +15,12 @@ from retto.models.sets import LINE_ROLE
 from retto.ops import line_text
 
 RECHECK_BELOW = 0.75   # a line read with less confidence than this is also read turned 180 degrees
+# A line read in single-line mode ("line", PSM 7) with no word or a confidence below this is read in raw-line mode
+# ("raw", PSM 13) too, and the more confident reading kept. Why: the two Tesseract builds (5.5.4 natively, the
+# wasm 5.1.0 in the browser) disagree on weak PSM-7 readings (a clean upright Bengali line: nothing natively, 0.38
+# in the browser, below the digits it reads from the line upside down), and raw-line mode reads those lines well
+# in both (0.92). Not raw first: it keeps stray marks at the line's ends.
+RAW_BELOW = 0.75
 
 
 class LineReading:
@@ -48,9 +55,17 @@ class LineReading:
         if crop.size == 0:   # a degenerate box: nothing to read, and no reason to fail the page
             return "", 0.0, [], "ltr"
         image, scale, pad = line_text.prepare(crop)
-        out = await self.p.read_line(LINE_ROLE, image, page)
-        words = list(out.get("words") or [])
-        text = line_text.clean(str(out.get("text") or ""))
+        text, words, score = await self.read_mode(image, "line", page)
+        if score < RAW_BELOW:   # no word, or a weak reading: raw-line mode too (RAW_BELOW)
+            raw = await self.read_mode(image, "raw", page)
+            if raw[2] > score:
+                text, words, score = raw
         direction = line_text.direction(text)
-        return (text, line_text.line_score(words),
-                line_text.spans(words, crop.shape[1], scale, pad, rtl=direction == "rtl"), direction)
+        return text, score, line_text.spans(words, crop.shape[1], scale, pad, rtl=direction == "rtl"), direction
+
+    async def read_mode(self, image: np.ndarray, mode: str, page) -> tuple:
+        """(text, words in logical order, score) of one reading of the prepared image in `mode`."""
+        out = await self.p.read_line(LINE_ROLE, image, mode, page)
+        raw_text = str(out.get("text") or "")
+        words = line_text.logical_words(raw_text, list(out.get("words") or []))
+        return line_text.clean(raw_text), words, line_text.line_score(words)
