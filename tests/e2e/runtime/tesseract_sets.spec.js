@@ -20,8 +20,8 @@ const DIFFERING = {
     + 'and 4 (line 1)',
   gurmukhi: 'line 1: one word\'s right edge 4 px apart (288 vs 292)',
   kannada: 'line 3, a stray line (a detached vowel sign the detector boxes on its own, 12x9 px, not in the written '
-    + 'text): natively "ರಾ" at 0.733, in the browser "ತ್" at 0.632 (three runs of 2026-11-28 on main; the helper '
-    + 'that made the raw-line rule saw the same letters), its word edges 1-2 px apart',
+    + 'text): natively "ರಾ" at 0.733, in the browser "ತ್" at 0.632 (three runs of 2026-11-28; a run in '
+    + 'another checkout that day was within one letter, not yet explained), its word edges 1-2 px apart',
 };
 const WORD_BOX_SLACK_PX = 6; // measured: 6 (bengali line 0, read in two modes), 4 (bengali line 1, gurmukhi)
 // measured: 0.081 (bengali line 0), 0.101 (kannada line 3, the stray line: 0.733 natively, near the raw-line
