@@ -20,8 +20,12 @@ function startAndRead() {
 import os, sysconfig
 site = sysconfig.get_paths()['purelib']
 [os.path.exists(os.path.join(site, *p.split('/'))) for p in ('retto/export/__init__.py', 'numpy/__init__.py', 'PIL/Image.py', 'pyclipper.py')]`);
+      const modules = 'import sys; sorted(sys.modules)';
+      const before = await o.evalPython(modules);
       const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
-      return { start: o.info.python.start, files, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) };
+      // what the read had to import (compile, in Pyodide) on top of what the start holds
+      const imported = (await o.evalPython(modules)).filter((m) => !before.includes(m));
+      return { start: o.info.python.start, files, imported, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) };
     } finally {
       o.terminate();
     }
@@ -77,6 +81,8 @@ test('the Python snapshot: made cold, restored warm, and rebuilt when stale or d
   expect(cold.start).toBe('fresh');
   expect(cold.texts.length).toBeGreaterThan(10);
   expect(cold.files).toEqual([true, true, true, true]);
+  // The start holds every module a page's read uses: nothing is left to import (and compile) during a first page.
+  expect(cold.imported).toEqual([]);
   const stored = await expect.poll(() => app.page.evaluate(storedRecord), { timeout: 20_000 }).toBeTruthy()
     .then(() => app.page.evaluate(storedRecord));
   expect(stored.libs).toBeGreaterThanOrEqual(2); // numpy's and Pillow's compiled modules at least

@@ -11,9 +11,11 @@ import { dropSnapshot, loadSnapshot, recordLibraries, replayLibraries, snapshotK
 /** The files loadPyodide fetches (or imports) itself, under assets/pyodide/. */
 export const PYODIDE_CORE = ['pyodide.mjs', 'pyodide.asm.js', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
 
-/** What the snapshot holds imported: retto's modules a job uses, numpy, and Pillow with its common plugins. */
+/** What the snapshot holds imported: retto's modules a job uses, numpy, and Pillow with its common plugins.
+ * numpy.ma too: numpy imports it lazily inside np.median (reading order), which cost a restored worker's first page
+ * about 0.5 s of compiling in Pyodide. python_snapshot.spec.js checks that a page's read imports nothing more. */
 const IMPORTS = `
-import numpy, PIL, PIL.Image, PIL.ImageOps
+import numpy, numpy.ma, PIL, PIL.Image, PIL.ImageOps
 PIL.Image.preinit()
 import retto, retto.browser.bridge, retto.pipeline.session, retto.browser.buckets, retto.models.sets, retto.io.document, retto.models.onnx_stamp
 import importlib; importlib.invalidate_caches()
