@@ -26,8 +26,8 @@ echo "== npm packages";        bash scripts/setup/setup_npm.sh
 echo "== pytest"
 # Two processes, each test file kept in one (its session fixtures are made once); the 20 slowest are listed to
 # see where suite time goes. One onnxruntime thread each (where a test does not set its own), so two processes'
-# spinning pools do not fight on two cores: 9 % less wall time on four heavy files with both processes busy, not
-# yet shown over the whole run (docs/measurements/test-time.md, 2026-11-28).
+# spinning pools do not fight on two cores: 9 % less wall time on four heavy files with both processes busy; over
+# the whole run no difference was measured (10.6 min against 10.5 min with default threads; test-time.md, 2026-11-28).
 RETTO_THREADS=1 .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=20 tests/py
 echo "== web app";             bash scripts/setup/setup_web.sh
 echo "== browser tests (Playwright, Debian Chromium)"
