@@ -181,6 +181,11 @@ export class OrtModels {
   startDeferred() {
     let chain = Promise.resolve();
     for (const name of Object.keys(this.deferred)) chain = chain.then(() => this.made(name)).catch(() => {});
+    // then the one-thread sessions the adaptive rule's first probe would otherwise make inside the first page
+    for (const name of MODEL_NAMES) {
+      chain = chain.then(() => (this.choice && this.models[name]?.backend === 'wasm' ? this.oneThreadModel(name) : null))
+        .catch(() => {});
+    }
     return chain;
   }
 
@@ -200,15 +205,20 @@ export class OrtModels {
     const n = this.choice.pick(name, Array.from(dims).reduce((a, d) => a * d, 1));
     this.planned[name] = n;
     if (n !== 1 || this.singleReady[name]) return undefined;
-    if (!this.single[name]) {
-      this.single[name] = this.oneThread(name).then((m) => (this.singleReady[name] = m));
-      this.single[name].catch(() => delete this.single[name]);
-    }
-    return this.single[name].then(() => undefined, (e) => { // no second runtime: keep the fixed count
+    return this.oneThreadModel(name).then(() => undefined, (e) => { // no second runtime: keep the fixed count
       console.warn(`adaptive threads off: the one-thread runtime failed (${e.message})`);
       this.choice = null;
       this.planned = {};
     });
+  }
+
+  /** The one-thread session of `name`, made once: by the idle start-up (startDeferred) or the first probe. */
+  oneThreadModel(name) {
+    if (!this.single[name]) {
+      this.single[name] = this.oneThread(name).then((m) => (this.singleReady[name] = m));
+      this.single[name].catch(() => delete this.single[name]);
+    }
+    return this.single[name];
   }
 
   /** The wasm session of `name` (its own model if it already runs on wasm); a failed creation may be retried. */
