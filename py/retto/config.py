@@ -98,8 +98,10 @@ class LayoutConfig:
     regions: bool = False           # page regions from the set's layout model (header, title, figure, caption,
                                     # table, footer...): results gain `regions`, the reading order uses them
                                     # (stages/regions.py)
-    tables: bool = False            # ... and each table region's cells from the set's table model (SLANet):
-                                    # results gain `tables` (needs regions)
+    tables: bool | str = False      # ... and each table region's cells from the set's table model (SLANet):
+                                    # results gain `tables` (True or "on" needs regions). "auto": only pages whose
+                                    # lines look like a table (ops/table_check.py) get regions and tables; the
+                                    # others pay nothing. False or "off": none
     split_stacks: bool = False      # tall boxes that are stacks of short rows are read row by row when that
                                     # reads better (stages/stacks.py)
 
@@ -133,7 +135,11 @@ class Config:
         if self.layout.reading_order not in ("blocks", "lines"):
             raise RettoError(INVALID_CONFIG, "layout.reading_order must be 'blocks' or 'lines', "
                                              f"not {self.layout.reading_order!r}")
-        if self.layout.tables and not self.layout.regions:
+        self.layout.tables = {"on": True, "off": False}.get(self.layout.tables, self.layout.tables)
+        if self.layout.tables not in (True, False, "auto"):
+            raise RettoError(INVALID_CONFIG, "layout.tables must be true, false, 'on', 'off' or 'auto', "
+                                             f"not {self.layout.tables!r}")
+        if self.layout.tables is True and not self.layout.regions:
             raise RettoError(INVALID_CONFIG, "layout.tables needs layout.regions (tables are found as page regions)")
         if self.det.limit_type not in ("min", "max"):
             raise RettoError(INVALID_CONFIG, f"det.limit_type must be 'min' or 'max', not {self.det.limit_type!r}")

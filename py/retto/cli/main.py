@@ -61,8 +61,9 @@ def main(argv=None) -> int:
             print(f"retto: {err.code}: {visible(err.message)}", file=sys.stderr)
             return 2
         if not tables_on:
-            print(f"retto: --format {args.format} writes tables, and tables are off (the default): turn them on "
-                  f"with --config '{TABLES_ON}'", file=sys.stderr)
+            print(f"retto: --format {args.format} writes tables, and tables are off: turn them on "
+                  f"with --config '{TABLES_ON}' (or the set's \"auto\": tables on pages that look like one)",
+                  file=sys.stderr)
             return 2
     guard = InterruptGuard()
     sink = Sink(args.format, out_dir, guard)   # writes nothing until the first result (or an interrupt)

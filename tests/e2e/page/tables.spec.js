@@ -1,5 +1,5 @@
-// Tables and page regions in the browser (issue 20), on the page as a person uses it: "Tables and regions" turned
-// on in the page, a small generated table (scripts/data/make_tables.py) read exactly like the native CLI with the same
+// Tables and page regions in the browser (issues 20 and 33), on the page as a person uses it: with the default
+// *Tables* setting ("auto"), a map costs no model and a small generated table (scripts/data/make_tables.py) read exactly like the native CLI with the same
 // settings (the same lines, regions, blocks and cells, from the page's JSON download); the cells drawn as a grid
 // over the picture and shown as an HTML table; its copy (TSV, Markdown) and downloads (CSV, XLSX, opened by
 // Python's csv module and openpyxl) hold the ground truth's cells; axe finds nothing wrong with the panel.
@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, expect, runNative, test } from '../fixtures.js';
+import { DATA, ROOT, expect, runNative, test } from '../fixtures.js';
 import { diffResults } from '../compare.js';
 
 const TABLES = join(ROOT, 'tests', 'testset', 'tables');
@@ -71,8 +71,10 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   const gt = JSON.parse(await readFile(join(TABLES, IMAGE.replace('.png', '.gt.json')), 'utf8'));
   const configPath = join(tmpdir(), `retto-tables-${process.pid}.json`);
   await writeFile(configPath, JSON.stringify(CONFIG));
-  const nativeOut = runNative(['-m', 'retto', '--images', join(TABLES, IMAGE), join(TABLES, PAGE_IMAGE), '--format',
-    'json', '--no-progress', '--config', configPath]); // one run: the models load once
+  // The table picture with the default settings (tables "auto"), the whole page with tables on every page.
+  const nativeOut = runNative(['-m', 'retto', '--images', join(TABLES, IMAGE), '--format', 'json', '--no-progress']);
+  const nativePageOut = runNative(['-m', 'retto', '--images', join(TABLES, PAGE_IMAGE), '--format', 'json', '--no-progress',
+    '--config', configPath]);
   const fetched = [];
   context.on('request', (req) => fetched.push(new URL(req.url()).pathname));
   // (a path once: the service worker's own fetch of a request it passes on is seen as a second request)
@@ -81,14 +83,19 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   await page.setViewportSize({ width: 1366, height: 900 });
   await page.goto(`${servers.isolated}?backend=wasm`);
 
-  // The setting, turned on as soon as the page shows it (the engine restarts with it, and it is remembered).
-  const setting = page.getByRole('checkbox', { name: 'Tables and regions' });
+  // The default setting: tables on the pages that look like one ("auto").
+  const setting = page.getByRole('combobox', { name: 'Tables' });
   await expect(page.locator('#model-set')).toBeEnabled();
-  await setting.check();
+  await expect(setting).toHaveValue('auto');
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
-  expect(await page.evaluate(() => localStorage.getItem('retto.tables'))).toBe('on');
   expect(modelFile('layout'), 'the layout model is not fetched at boot').toEqual([]);
   expect(modelFile('table'), 'the table model is not fetched at boot').toEqual([]);
+
+  // A page without a table (a map) costs nothing: neither model is fetched, no table panel.
+  await page.locator('#pick-files').setInputFiles(join(DATA, 'baiona.png'));
+  await expect(page.locator('#queue .job', { hasText: 'baiona.png' })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
+  expect([modelFile('layout'), modelFile('table')], 'no table page yet: no layout or table model').toEqual([[], []]);
+  await expect(page.locator('#tables-panel')).toBeHidden();
 
   await page.locator('#pick-files').setInputFiles(join(TABLES, IMAGE));
   await expect(page.locator('#queue .job', { hasText: IMAGE })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
@@ -101,7 +108,8 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   };
   // The browser's result, as the page's JSON download holds it; browser == native.
   const result = JSON.parse(await readFile((await download(page.locator('#download-json'))).path, 'utf8'));
-  const [native, nativePage] = JSON.parse(await nativeOut);
+  const [native] = JSON.parse(await nativeOut);
+  const [nativePage] = JSON.parse(await nativePageOut);
   expect(native.tables.length, 'native found the table').toBe(1);
   expectLikeNative(IMAGE, result, native);
   const want = native.tables[0];
@@ -161,8 +169,11 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   expect(violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`))).toEqual([]);
 
   // A whole page: header, title, chart and caption, two columns, a captioned spanning table, footer; read like
-  // native.
+  // native with tables (and regions) on every page: the setting restarts the engine and is remembered.
   await page.locator('#clear-queue').click();
+  await setting.selectOption('on');
+  await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
+  expect(await page.evaluate(() => localStorage.getItem('retto.tables'))).toBe('on');
   await page.locator('#pick-files').setInputFiles(join(TABLES, PAGE_IMAGE));
   await expect(page.locator('#queue .job', { hasText: PAGE_IMAGE })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
   const whole = JSON.parse(await readFile((await download(page.locator('#download-json'))).path, 'utf8'));
@@ -183,7 +194,7 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
   }, saved), { timeout: 60_000 }).toEqual([]);
   await context.setOffline(true);
   await page.reload();
-  await expect(page.getByRole('checkbox', { name: 'Tables and regions' })).toBeChecked();
+  await expect(page.getByRole('combobox', { name: 'Tables' })).toHaveValue('on');
   await expect(page.locator('#engine')).toHaveAttribute('data-state', 'ready', { timeout: BOOT_TIMEOUT });
   if (await page.locator('#clear-queue').isEnabled()) await page.locator('#clear-queue').click();
   await page.locator('#pick-files').setInputFiles(join(TABLES, IMAGE));

@@ -20,7 +20,7 @@ const OTHER = DEFAULT === 'ppocr-v6-tiny' ? 'ppocr-v4' : 'ppocr-v6-tiny'; // sma
 const TESSERACT_SET = 'greek';
 const TESSERACT_PAGE = join(ROOT, 'tests', 'testset', 'script_pages', `${TESSERACT_SET}_clean.png`);
 /** assets/ paths of a set: its files (and a Tesseract set's engine), and its WebGL folder (the default's is precached as before). Not its layout
- *  and table models: they are fetched (and saved offline) only once "Tables and regions" is on. */
+ *  and table models: they are fetched (and saved offline) only once a page needs them. */
 function setFiles(name, { webgl = true } = {}) {
   const e = MANIFEST.model_sets[name];
   const dir = webgl && e.webgl ? e.webgl.replace(/[^/]*$/, '') : null;
@@ -82,7 +82,7 @@ test('PWA: precache on first visit, a set used once works offline, OCR with the 
     const cached = await cachedPaths(page, v1[0]);
     const modelFiles = new Set(Object.keys(MANIFEST.model_sets).flatMap((n) => setFiles(n)));
     const onUse = (f) => /^\/assets\/(pdfjs|pdf|export|xlsx)\//.test(f); // pdf.js + pypdf, the export wheels: saved on first use
-    // The layout and table models: only with "Tables and regions" on (saved offline when fetched).
+    // The layout and table models: only once a page needs them (saved offline when fetched).
     const settingModels = new Set(Object.values(MANIFEST.model_sets).flatMap((e) => ['layout', 'table']
       .filter((r) => e.files[r]).map((r) => `/assets/${e.files[r].file}`)));
     expect(settingModels.size).toBeGreaterThan(0);

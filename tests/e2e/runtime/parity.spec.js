@@ -48,8 +48,9 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
 
 // The default set's accuracy stages in the browser: stacks read row by row (the answer key), white text on a
 // transparent PNG (paper colour), word breaks restored and doubtful lines re-read by the larger recogniser
-// (the receipt). Same lines, boxes and page angle as the native CLI.
-const HARD = ['hard_short_entries.png', 'hard_white_on_transparent.png', 'hard_receipt.png'];
+// (the receipt), a ruled table found by tables "auto" and read row by row. Same lines, boxes, page angle,
+// regions and cells as the native CLI.
+const HARD = ['hard_short_entries.png', 'hard_white_on_transparent.png', 'hard_receipt.png', 'hard_table_ruled.png'];
 
 test('browser (wasm) matches native on the hard pages the accuracy stages change', async ({ app }) => {
   const pages = join(DATA, '..', 'testset', 'pages');
@@ -64,9 +65,14 @@ test('browser (wasm) matches native on the hard pages the accuracy stages change
     expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
     expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(3);
     diffs.push(...diffResults(image, result, native[image]));
+    const grid = (r) => r.tables.map((t) => [t.rows, t.cols, t.cells.map((c) => [c.row, c.col, c.text])]);
+    expect(grid(result), `${image}: tables`).toEqual(grid(native[image]));
+    expect(result.regions.map((r) => [r.type, r.lines]), `${image}: regions`).toEqual(native[image].regions.map((r) => [r.type, r.lines]));
     await keep(image, result);
   }
   expect(native['hard_short_entries.png'].timings.stacks, 'the answer key went through the stacks stage').toBeGreaterThan(0);
   expect(native['hard_receipt.png'].timings.infer.reread, 'the receipt had doubtful lines re-read').toBeGreaterThan(0);
+  expect(native['hard_table_ruled.png'].tables.length, 'tables "auto" found the ruled table').toBe(1);
+  expect(native['hard_receipt.png'].timings.infer.layout, 'tables "auto" left the receipt alone').toBeUndefined();
   expect(diffs, `browser vs native differences:\n${diffs.join('\n')}`).toEqual([]);
 });

@@ -322,7 +322,7 @@ def test_config_takes_the_json_itself_as_help_shows_it_or_a_file(tmp_path):
     assert shown == json.loads(from_file.stdout)
     assert shown["layout"]["tables"] is True and shown["rec"]["batch_size"] == 3
     default = json.loads(run_cli("--print-config").stdout)
-    assert default["layout"]["tables"] is False and default["rec"]["batch_size"] != 3
+    assert default["layout"]["tables"] == "auto" and default["rec"]["batch_size"] != 3
     bad = run_cli("--print-config", "--config", '{"layout": ')
     assert bad.returncode == 2 and b"invalid_config: cannot read the --config JSON" in bad.stderr, bad.stderr
     missing = run_cli("--print-config", "--config", str(tmp_path / "none.json"))

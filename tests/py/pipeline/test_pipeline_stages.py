@@ -49,8 +49,9 @@ def image_of(name: str) -> bytes:
 
 def test_stage_list_follows_the_config(worker):
     assert worker.session().stage_names == ["det", "cls", "orientation", "stacks", "rec", "flip_check", "reread",
-                                            "layout"]
-    plain = worker.session({"layout": {"page_orientation": "off", "reading_order": "lines", "split_stacks": False},
+                                            "layout", "regions"]   # regions: tables "auto", on table pages only
+    plain = worker.session({"layout": {"page_orientation": "off", "reading_order": "lines", "split_stacks": False,
+                                       "tables": "off"},
                             "cls": {"verify": False}, "rec": {"reread_below": 0}})
     assert plain.stage_names == ["det", "cls", "rec"]
 

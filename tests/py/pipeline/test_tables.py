@@ -360,8 +360,15 @@ def test_cli_writes_a_csv_per_table_and_a_workbook_per_input(table_runs, tmp_pat
     assert [[v or "" for v in row] for row in sheet.iter_rows(values_only=True)] == want
     assert {"A1:A2", "B1:C1", "D1:E1"} <= {str(r) for r in sheet.merged_cells.ranges}
 
-    assert main(["--images", str(blank), "--format", "xlsx", "--output", str(tmp_path / "off")]) == 2
+    off = tmp_path / "off.json"
+    off.write_text('{"layout": {"tables": "off"}}')
+    assert main(["--images", str(blank), "--format", "xlsx", "--output", str(tmp_path / "off"),
+                 "--config", str(off)]) == 2
     assert "tables are off" in capsys.readouterr().err
+    # The default set's tables are "auto": a page without one is read, and says that it wrote no workbook.
+    assert main(["--images", str(blank), "--format", "xlsx", "--output", str(tmp_path / "auto"), "--no-progress",
+                 "--threads", str(THREADS)]) == 0
+    assert f"{blank}: no table found, no xlsx written" in capsys.readouterr().err
     assert main(["--images", str(blank), "--format", "xlsx"]) == 2
     assert "use --output DIR" in capsys.readouterr().err
 
@@ -405,7 +412,7 @@ def test_labelled_pages_ruled_table_reads_row_by_row_and_no_false_tables(tables_
     from retto.export import page_lines
     pages = ROOT / "tests" / "testset" / "pages"
     on = tables_worker.session({"layout": {"regions": True, "tables": True}})
-    off = tables_worker.session()
+    off = tables_worker.session({"layout": {"tables": "off"}})
 
     def order_cer(session, name):
         result = session.run(pages / f"{name}.png").to_dict()

@@ -74,9 +74,15 @@ function startEngine(fallback = null) {
 }
 
 /** The settings object the engine is made with (Retto.create's config, the CLI's --config): the page's one
- *  setting is "Tables and regions" (layout.regions + layout.tables; their models are fetched only when on). */
+ *  setting is "Tables" (layout.tables, with layout.regions when on for every page). Their models are fetched
+ *  only when a page needs them. */
+const TABLES_CONFIG = {
+  auto: { layout: { tables: 'auto' } },
+  on: { layout: { regions: true, tables: true } },
+  off: { layout: { tables: false } },
+};
 function engineConfig() {
-  return $('tables-regions').checked ? { layout: { regions: true, tables: true } } : undefined;
+  return TABLES_CONFIG[$('tables-mode').value];
 }
 
 function setEngineState(s, text) {
@@ -157,9 +163,11 @@ function select(job, byUser = false) {
 queue.addEventListener('change', (ev) => {
   const job = ev.detail;
   if (import.meta.env.PROD && job.status === 'done' && job.result.pages) saveGroupOffline('pdfjs');
-  // Read with "Tables and regions": keep the layout and table models offline. The service worker saves them as
-  // they are fetched only when it already controlled the OCR worker (not when the setting was on at first visit).
-  if (import.meta.env.PROD && job.status === 'done' && [job.result, ...(job.result.pages ?? [])].some((p) => p.regions)) {
+  // A page the layout model ran on (tables on, or a table page with "auto"): keep the layout and table models
+  // offline. The service worker saves them as they are fetched only when it already controlled the OCR worker
+  // (not when the setting was on at first visit). (Not `p.regions`: every result has that list, empty or not.)
+  if (import.meta.env.PROD && job.status === 'done'
+      && [job.result, ...(job.result.pages ?? [])].some((p) => p.timings?.infer?.layout != null)) {
     saveGroupOffline('tables');
   }
   queueView.update(job);
@@ -399,10 +407,10 @@ $('backend').addEventListener('change', () => {
   startEngine();
 });
 
-// ---- tables and regions (a setting of the engine: switching it restarts the engine, like the model set) -------
-$('tables-regions').checked = localStorage.getItem('retto.tables') === 'on';
-$('tables-regions').addEventListener('change', () => {
-  localStorage.setItem('retto.tables', $('tables-regions').checked ? 'on' : 'off');
+// ---- tables (a setting of the engine: switching it restarts the engine, like the model set) -------------------
+$('tables-mode').value = TABLES_CONFIG[localStorage.getItem('retto.tables')] ? localStorage.getItem('retto.tables') : 'auto';
+$('tables-mode').addEventListener('change', () => {
+  localStorage.setItem('retto.tables', $('tables-mode').value);
   startEngine();
 });
 

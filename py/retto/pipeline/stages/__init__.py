@@ -21,7 +21,8 @@ switched on by the config (which the model set's file fills in).
 - layout (reading_order.py, layout.reading_order "blocks"): columns, paragraphs and reading order.
 - regions (regions.py, layout.regions and a "layout" model in the set): header, title, figure, caption, table
   and footer regions; the reading order rebuilt around them; with layout.tables (and a "table" model) each
-  table's cells, read row by row.
+  table's cells, read row by row. With layout.tables "auto" (and regions off) only on a page whose lines look
+  like a table (ops/table_check.py).
 """
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ def build(pipeline) -> list:
         stages.append(Reread(pipeline))
     if cfg.layout.reading_order == "blocks":
         stages.append(ReadingOrder(pipeline))
-    if cfg.layout.regions and pipeline.has("layout") and (not cfg.layout.tables or pipeline.has("table")):
+    if pipeline.has("layout") and (cfg.layout.regions and (not cfg.layout.tables or pipeline.has("table"))
+                                   or cfg.layout.tables == "auto" and pipeline.has("table")):
         stages.append(Regions(pipeline))
     return stages

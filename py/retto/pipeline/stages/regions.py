@@ -1,5 +1,6 @@
 """Stage `regions` (layout.regions, and layout.tables for cells): the page's regions from the set's layout model,
-the cells of each table from its table model, and the reading order rebuilt around them.
+the cells of each table from its table model, and the reading order rebuilt around them. With regions off and
+layout.tables "auto", only on a page whose lines look like a table (ops/table_check.py); other pages pass through.
 
 - Each kept line belongs to the region holding most of its box (at least half); a table, a header or a footer
   wins over a text region that overlaps it.
@@ -22,7 +23,7 @@ from retto.ops import layout
 
 from retto.ops import regions
 
-from retto.ops import tables
+from retto.ops import table_check, tables
 
 from retto.ops import words
 from retto.ops.crop import is_turned
@@ -69,10 +70,15 @@ class Regions:
         kept = page.kept(self.p.config.global_.text_score)
         if page.mostly_turned(kept):
             return page   # vertical (CJK) pages keep their column order
+        cfg = self.p.config.layout
+        if not cfg.regions and not table_check.looks_like_table(
+                [rect(page.lines.boxes[i]) for i in kept], [page.texts[i][0] for i in kept]):
+            return page   # tables "auto": this page's lines hold no table, so it pays for no model
+        tables_on = bool(cfg.tables) and self.p.has("table")
         up = page.upright
         h, w = up.shape[:2]
         found = regions.decode(await self.p.infer_all("layout", regions.preprocess(up), page), w, h)
-        if self.p.config.layout.tables:   # a table's box grows over the lines it cuts (a header row left out)
+        if tables_on:   # a table's box grows over the lines it cuts (a header row left out)
             found = [(kind, score, self._grow(page, kept, box) if kind in ("table", *MAYBE_TABLE) else box)
                      for kind, score, box in found]
         owner = self._assign(page, kept, found)
@@ -83,7 +89,7 @@ class Regions:
             if kind != "table" and not (kind in MAYBE_TABLE and len(mine) >= MAYBE_TABLE_LINES
                                         and not (kind == "figure" and _fills(box, w, h))):
                 continue
-            t = await self._table(page, box, mine) if self.p.config.layout.tables else None
+            t = await self._table(page, box, mine) if tables_on else None
             if t is not None and ((kind == "table" and not weak) or _grid_like(t)):
                 found[k] = ("table", score, box)
                 t["region"] = k
