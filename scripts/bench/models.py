@@ -7,7 +7,7 @@
 Pages: the rendered pages of tests/testset/pages (scripts/data/make_testset.py; exact ground truth with line boxes)
 and the pinned real scans typewriter.png and c03-29.pdf (its page image) with their hand transcriptions
 (tests/reference/*.gt.txt).
-Per set x page kind it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
+Per set x page it prints CER and WER (tests/py/ocr_metrics.score_page: each result line is matched to its
 ground-truth line by position, so a page's column order does not decide the score; the typewriter scan is
 single-column and is scored in reading order, c03-29 in row order), the word-box accuracy (words right: a
 ground-truth word read with exactly its text at its place, box IoU >= 0.5 or mutual centres;
@@ -15,7 +15,8 @@ ocr_metrics.match_words; the real scans have no word boxes), the reading-order C
 line order against the ground truth's reading order: what Copy text gives), the native time (median of --rounds
 warm runs, onnxruntime CPU, 2 threads) and, with --browser (the JSON of scripts/bench/models_browser.mjs), the
 browser time (wasm). The browser's texts are the native ones (tests/e2e/runtime/model_sets.spec.js), so accuracy is
-measured once.
+measured once. Then the same accuracy figures per page kind (the ground truth's "kind", pooled over its pages), so
+`--pages hard_dense,hard_parts,hard_bank,hard_filled` gives a table of just those kinds.
 --pages NAME[,NAME] keeps only the pages whose name starts with one of them ("hard" = the hard pages, hard_*;
 "c03" or "typewriter" for a real scan). Pages whose ground truth records a "known_failure" (a defect not fixed
 yet, e.g. white text on a transparent PNG) are scored and shown but left out of the pooled figures, so they do not
@@ -134,6 +135,37 @@ def choose_default(summary: dict) -> tuple[str, str]:
     return ranked[0], "lowest WER"
 
 
+def by_kind(pages: list, per_page: dict, known: dict) -> dict:
+    """kind -> accuracy pooled over that kind's pages (known failures left out): CER, WER, reading-order CER and,
+    where the pages have word boxes, words right."""
+    kinds: dict = {}
+    for page in pages:
+        if page["name"] not in known:
+            kinds.setdefault(page["kind"], {})[page["name"]] = per_page[page["name"]]
+    out = {}
+    for kind, per in kinds.items():
+        out[kind] = {"cer": pooled(per, "cer", "chars"), "wer": pooled(per, "wer", "words"),
+                     "order_cer": pooled(per, "order_cer", "chars"), "pages": len(per)}
+        boxed = [p for p in per.values() if "gt_words" in p]
+        if boxed:
+            out[kind]["word_acc"] = sum(p["words_right"] for p in boxed) / sum(p["gt_words"] for p in boxed)
+    return out
+
+
+def print_kinds(pages: list, results: dict, names: list, known: dict) -> None:
+    kinds = {name: by_kind(pages, results[name], known) for name in names}
+
+    def cell(k: dict) -> str:
+        acc = f"{k['word_acc'] * 100:.1f}" if "word_acc" in k else "–"
+        return f"{k['cer'] * 100:.1f} / {k['wer'] * 100:.1f} / {acc} / {k['order_cer'] * 100:.1f}"
+
+    print("\nCER % / WER % / words right % / reading-order CER %, per page kind (pooled over its pages)")
+    print("| kind (pages) | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for kind, k in kinds[names[0]].items():
+        print(f"| {kind} ({k['pages']}) | " + " | ".join(cell(kinds[n][kind]) for n in names) + " |")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", help="comma-separated set names (default: every PaddleOCR set; the Tesseract sets read "
@@ -178,10 +210,12 @@ def main(argv=None) -> None:
         print(f"| {page['name']}{mark} | " + " | ".join(cell(results[s.name][page['name']]) for s in sets) + " |")
     print("| **all pages** | " + " | ".join(cell(summary[s.name]) for s in sets) + " |")
     print("| download MB | " + " | ".join(f"{summary[s.name]['mb']:.1f}" for s in sets) + " |")
+    print_kinds(pages, results, [s.name for s in sets], known)
     best, why = choose_default(summary)
     print(f"\ndefault by the rule: {best} ({why})")
     if args.json:
-        args.json.write_text(json.dumps({"pages": results, "summary": summary, "default": best, "why": why},
+        args.json.write_text(json.dumps({"pages": results, "summary": summary, "default": best, "why": why,
+                                         "kinds": {s.name: by_kind(pages, results[s.name], known) for s in sets}},
                                         indent=1))
 
 
