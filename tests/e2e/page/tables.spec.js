@@ -65,7 +65,7 @@ function expectLikeNative(image, result, native) {
   });
 }
 
-test('page: tables and regions on; a table read like native, drawn as a grid, shown, copied and downloaded', async ({ app, servers }) => {
+test('page: tables where a page has one (the default), then on every page; a table read like native, drawn as a grid, shown, copied and downloaded', async ({ app, servers }) => {
   const { page, context } = app;
   await runNative([join(ROOT, 'scripts', 'data', 'make_tables.py')]);
   const gt = JSON.parse(await readFile(join(TABLES, IMAGE.replace('.png', '.gt.json')), 'utf8'));
@@ -99,6 +99,7 @@ test('page: tables and regions on; a table read like native, drawn as a grid, sh
 
   await page.locator('#pick-files').setInputFiles(join(TABLES, IMAGE));
   await expect(page.locator('#queue .job', { hasText: IMAGE })).toHaveAttribute('data-status', 'done', { timeout: OCR_TIMEOUT });
+  await page.locator('#queue .job', { hasText: IMAGE }).locator('.job-button').click(); // the map stays shown until then
   expect(modelFile('layout').length).toBe(1);
   expect(modelFile('table').length).toBe(1);
 
