@@ -79,6 +79,8 @@ class RecConfig:
     reread_letter_below: float = 0.0        # ... and lines scoring below reread_letters_line_below with at least
     reread_letters: int = 2                 # reread_letters letters or digits read with a probability below
     reread_letters_line_below: float = 0.0  # reread_letter_below (0: off; the default set: 0.8, 2, 0.97)
+    reread_joined_codes: bool = False       # ... and lines with a token that runs digits into letters ("13A",
+                                            # "B12"): the tiny recogniser drops the space in "13 A" confidently
     reread_min_width: int = 0       # batch width floor of the re-reading recogniser (0: min_width). Its cost is
                                     # linear in width, so short lines padded to 320 px cost it as much as long ones
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least

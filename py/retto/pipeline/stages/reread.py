@@ -14,20 +14,28 @@ larger recogniser reads better are the long lines of noisy scans, which the firs
 larger one reads no better, and a short table cell with one weak word costs a whole 320 px batch."""
 from __future__ import annotations
 
+import re
+
 from retto.ops import cls
 from retto.pipeline.stages.recognition import read_crops
 
 RESURRECT = 0.9   # the re-reading score a line the first pass dropped needs to be kept
 
 
+# A token that runs a digit into a Latin letter or a Latin letter into a digit ("13A", "B12", "32B-33C"). (Not
+# Han or kana: "2024年" is how dates are written, and the recogniser reads them right.)
+JOINED_CODE = re.compile(r"[0-9][A-Za-z\u00c0-\u024f]|[A-Za-z\u00c0-\u024f][0-9]")
+
+
 def doubtful(texts: list, spans: list, letters: list, cfg) -> list:
     """Indexes of the lines to read again (cfg: RecConfig's reread_* thresholds; letters: page.letters)."""
     out = []
-    for i, ((_text, score), words, sure) in enumerate(zip(texts, spans, letters)):
+    for i, ((text, score), words, sure) in enumerate(zip(texts, spans, letters)):
         weakest = min((w[3] for w in words), default=score)
         unsure = sum(p < cfg.reread_letter_below for p in sure)
         if (score < cfg.reread_below or weakest < cfg.reread_word_below
-                or (score < cfg.reread_letters_line_below and unsure >= cfg.reread_letters)):
+                or (score < cfg.reread_letters_line_below and unsure >= cfg.reread_letters)
+                or (cfg.reread_joined_codes and JOINED_CODE.search(text))):
             out.append(i)
     return out
 
