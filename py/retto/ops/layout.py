@@ -92,17 +92,23 @@ def _column_cut(b: np.ndarray, idx: list, h: float):
     return best
 
 
-def _rows(b: np.ndarray, idx: list, h: float) -> list:
-    """Row by row (centres within half a line height), each left to right: the reference's order, deskewed."""
+def row_groups(b: np.ndarray, idx, h: float) -> list:
+    """The lines idx of boxes b (x0, y0, x1, y1 rows) grouped into text rows, top to bottom, each left to right: a
+    line joins the row whose running mean centre lies within half a line height h of its own centre."""
     cy = (b[:, 1] + b[:, 3]) / 2
     out, row, mean = [], [], None
     for i in sorted(idx, key=lambda i: cy[i]):
         if row and abs(cy[i] - mean) > h / 2:
-            out += sorted(row, key=lambda j: b[j, 0])
+            out.append(sorted(row, key=lambda j: b[j, 0]))
             row = []
         row.append(i)
         mean = float(np.mean(cy[row]))
-    return out + sorted(row, key=lambda j: b[j, 0])
+    return out + [sorted(row, key=lambda j: b[j, 0])] if row else out
+
+
+def _rows(b: np.ndarray, idx: list, h: float) -> list:
+    """Row by row (centres within half a line height), each left to right: the reference's order, deskewed."""
+    return [i for row in row_groups(b, idx, h) for i in row]
 
 
 def _xy_cut(b: np.ndarray, idx: list, h: float, depth: int = 0) -> list:

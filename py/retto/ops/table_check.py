@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from retto.ops.layout import row_groups
+
 MIN_CELLS = 3
 MAX_CELL_CHARS = 24
 ALIGN = 0.6
@@ -23,20 +25,12 @@ MAX_GAP = 3.0
 
 
 def rows_of(rects: list) -> list:
-    """Lines grouped into rows: [[index, ...], ...] top to bottom, each row left to right. A line joins the row
-    whose running mean centre lies within half the median line height of its own centre."""
+    """Lines grouped into text rows ([[index, ...], ...], top to bottom, each left to right), as the reading
+    order groups them (layout.row_groups), with half the median line height as the tolerance."""
     if not rects:
         return []
-    h = float(np.median([r[3] - r[1] for r in rects]))
-    centre = [(r[1] + r[3]) / 2 for r in rects]
-    rows: list = []   # [sum of centres, members]
-    for i in sorted(range(len(rects)), key=centre.__getitem__):
-        if rows and abs(centre[i] - rows[-1][0] / len(rows[-1][1])) <= h / 2:
-            rows[-1][0] += centre[i]
-            rows[-1][1].append(i)
-        else:
-            rows.append([centre[i], [i]])
-    return [sorted(row, key=lambda k: rects[k][0]) for _, row in rows]
+    b = np.asarray(rects, dtype=np.float64)
+    return row_groups(b, range(len(b)), float(np.median(b[:, 3] - b[:, 1])))
 
 
 def _cells(row: list, rects: list, texts: list) -> list:
