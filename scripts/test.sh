@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command. Idempotent: installs everything the tests need (Python venv with the test stack, models,
 # test images, npm packages, Chromium), runs pytest, then builds the web app and runs the Playwright suite against it.
-# pytest needs no web build, so it starts before the build (each set-up step skips itself when its inputs did not change).
+# pytest needs no web build, so the build runs beside it (each set-up step skips itself when its inputs did not change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +28,16 @@ echo "== pytest"
 # see where suite time goes. One onnxruntime thread each (where a test does not set its own), so two processes'
 # spinning pools do not fight on two cores: 9 % less wall time on four heavy files with both processes busy; over
 # the whole run no difference was measured (10.6 min against 10.5 min with default threads; test-time.md, 2026-11-28).
-RETTO_THREADS=1 .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=20 tests/py
-echo "== web app";             bash scripts/setup/setup_web.sh
+# The web build runs beside pytest (it needs nothing pytest makes, and pytest reads nothing it writes): it fills the
+# core pytest leaves idle while a slow file ends alone. Its log is shown once pytest ends.
+mkdir -p test-results
+bash scripts/setup/setup_web.sh > test-results/web-build.log 2>&1 & web_build=$!
+pytest_status=0
+RETTO_THREADS=1 .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=20 tests/py || pytest_status=$?
+echo "== web app"
+web_status=0; wait "$web_build" || web_status=$?
+cat test-results/web-build.log
+[ "$pytest_status" = 0 ] || { echo "pytest failed (exit $pytest_status)" >&2; exit "$pytest_status"; }
+[ "$web_status" = 0 ] || { echo "the web build failed (exit $web_status)" >&2; exit "$web_status"; }
 echo "== browser tests (Playwright, Debian Chromium)"
 bash scripts/test_e2e.sh

@@ -307,10 +307,14 @@ def assemble_retto_wheel() -> str:
     """Build py/ as a pure-Python wheel; the worker unpacks it into site-packages, from the app's origin."""
     py = ROOT / ".venv" / "bin" / "python"
     with tempfile.TemporaryDirectory() as tmp:
+        # Built from a copy: setuptools writes build/ and *.egg-info into the tree it builds, and the test command
+        # runs this build beside pytest, whose wheel test builds py/ too.
+        src = Path(tmp) / "src"
+        shutil.copytree(ROOT / "py", src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "*.pyc"))
         # SOURCE_DATE_EPOCH: fixed zip timestamps, so an unchanged py/ gives the same sha256 (PWA caches).
         env = dict(os.environ, SOURCE_DATE_EPOCH="315532800")
         proc = subprocess.run([str(py if py.exists() else sys.executable), "-m", "pip", "wheel", "-q", "--no-deps",
-                               str(ROOT / "py"), "-w", tmp], env=env, capture_output=True, text=True)
+                               str(src), "-w", tmp], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"building the retto wheel failed:\n{proc.stdout}{proc.stderr}")
         wheels = list(Path(tmp).glob("retto-*-py3-none-any.whl"))
