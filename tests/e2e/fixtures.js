@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test as base, expect, chromium } from '@playwright/test';
 import { startServer } from '../../scripts/serve_static.mjs';
+import { cachedNative } from './native_cache.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // RETTO_DIST may point the whole suite at another build (default: dist/).
@@ -28,10 +29,9 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic',
 
 const run = promisify(execFile);
 
-/** Run a command (the native side of a comparison); returns stdout. */
+/** Run a command (the native side of a comparison); returns stdout. CLI runs are kept for the run (native_cache.js). */
 export async function runNative(args, opts = {}) {
-  const { stdout } = await run(PYTHON, args, { cwd: ROOT, maxBuffer: 256 * 1024 * 1024, ...opts });
-  return stdout;
+  return cachedNative(args, opts, async () => (await run(PYTHON, args, { cwd: ROOT, maxBuffer: 256 * 1024 * 1024, ...opts })).stdout);
 }
 
 export async function launchChromium({ webgpu = false } = {}) {

@@ -5,6 +5,10 @@
                                        JSON {name: {"error": {...}} | {"lines": n}} from the native Session
   native_ref.py photo PATH          -> writes a 47 MP JPEG "photo" of a labelled test-set page (5x) to PATH
                                        (skipped when it exists), prints JSON {"path"}
+  native_ref.py cli-runs JSON        -> runs the CLI's main (retto.cli.main) once for each argument list of the JSON
+                                       list, one after the other in this one process, prints JSON [{code, stdout}]:
+                                       what separate `python -m retto ARGS` runs print, without a Python start-up
+                                       and imports per run (the Tesseract sets, tesseract_sets.spec.js)
 OCR parity uses the real CLI (python -m retto --images ... --format json) directly.
 """
 from __future__ import annotations
@@ -109,12 +113,29 @@ def photo(path: Path) -> dict:
     return {"path": str(path)}
 
 
+def cli_runs(runs: list[list[str]]) -> list[dict]:
+    import contextlib
+
+    from retto.cli.main import main as cli_main
+
+    out = []
+    for argv in runs:
+        buf = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+        with contextlib.redirect_stdout(buf):
+            code = cli_main(argv)
+            buf.flush()
+        out.append({"code": code, "stdout": buf.buffer.getvalue().decode("utf-8")})
+    return out
+
+
 def main() -> None:
     cmd = sys.argv[1]
     if cmd == "clip-cases":
         out = clip_native(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "bad-inputs":
         out = bad_inputs(Path(sys.argv[2]))
+    elif cmd == "cli-runs":
+        out = cli_runs(json.loads(sys.argv[2]))
     elif cmd == "photo":
         out = photo(Path(sys.argv[2]))
     else:

@@ -7,11 +7,12 @@ import { expect, runNative, test } from '../fixtures.js';
 
 test('bad inputs: same error codes as native, worker survives', async ({ app }) => {
   const dir = mkdtempSync(join(tmpdir(), 'retto-bad-'));
-  const native = JSON.parse(await runNative(['tests/e2e/native_ref.py', 'bad-inputs', dir]));
-  expect(Object.keys(native).sort()).toEqual(['bomb_50000x50000.png', 'empty.png', 'notes.png', 'one_pixel.png',
-    'truncated.jpg', 'truncated.png']);
+  const nativeOut = runNative(['tests/e2e/native_ref.py', 'bad-inputs', dir]); // while the browser boots
   await app.open();
   await app.create({ backend: 'wasm' });
+  const native = JSON.parse(await nativeOut);
+  expect(Object.keys(native).sort()).toEqual(['bomb_50000x50000.png', 'empty.png', 'notes.png', 'one_pixel.png',
+    'truncated.jpg', 'truncated.png']);
   await app.page.evaluate(() => window.ocr.evalPython('import builtins\nbuiltins._retto_e2e_marker = 4242'));
 
   for (const [name, want] of Object.entries(native)) {

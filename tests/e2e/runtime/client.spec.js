@@ -6,6 +6,12 @@ import { DATA, expect, runNative, test } from '../fixtures.js';
 test.use({ warm: false });
 
 test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
+  // The native side of the last part (the PDF fixtures, then the CLI on its three inputs), while the browser boots
+  // and reads: as `retto --allow digits --text-layer auto` reads each input (one run for the three, a record each).
+  const NATIVE_INPUTS = ['baiona.png', 'pdf/text.pdf', 'pdf/stamped.pdf'];
+  const madePdfs = runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]);
+  const nativeOut = madePdfs.then(() => runNative(['-m', 'retto', '--inputs', ...NATIVE_INPUTS.map((p) => join(DATA, p)),
+    '--allow', 'digits', '--text-layer', 'auto', '--no-progress', '--threads', '1'])).then(JSON.parse);
   await app.open();
   const fetched = new Set(); // every asset the page and its workers asked for while booting (the network's view)
   const onRequest = (r) => {
@@ -93,7 +99,7 @@ test('progress events, every input type, concurrent calls queued not interleaved
   // One more engine, with allow: 'digits' (config.rec.allow) and document.text_layer 'auto': an image reads only
   // digits; a text PDF gives its own words (source text, no OCR, so no digit filter either); a scan stamped with
   // one line of text is read by OCR. Each as `retto --allow digits --text-layer auto` reads it, boxes within 1 pt.
-  await runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]);
+  await madePdfs;
   const both = await app.page.evaluate(async () => {
     const o = await window.Retto.create({ backend: 'wasm', allow: 'digits', config: { document: { text_layer: 'auto' } } });
     const read = async (path) => o.recognize(await (await fetch(`/__testdata__/${path}`)).arrayBuffer());
@@ -104,10 +110,10 @@ test('progress events, every input type, concurrent calls queued not interleaved
     return { digits: image.lines.map((l) => [l.text, l.box]), text: text.pages[0], stamped: stamped.pages[0] };
   });
   const digits = both.digits;
-  const nativeRun = async (path) => JSON.parse(await runNative(['-m', 'retto', '--inputs', join(DATA, path),
-    '--allow', 'digits', '--text-layer', 'auto', '--no-progress', '--threads', '1']))[0];
-  const native = (await nativeRun('baiona.png')).lines.map((l) => [l.text, l.box]);
-  const [nativeText, nativeStamped] = [(await nativeRun('pdf/text.pdf')).pages[0], (await nativeRun('pdf/stamped.pdf')).pages[0]];
+  const nativeRecords = await nativeOut;
+  expect(nativeRecords.map((r) => r.path)).toEqual(NATIVE_INPUTS.map((p) => join(DATA, p)));
+  const native = nativeRecords[0].lines.map((l) => [l.text, l.box]);
+  const [nativeText, nativeStamped] = [nativeRecords[1].pages[0], nativeRecords[2].pages[0]];
   expect([both.text.source, nativeText.source, both.stamped.source, nativeStamped.source]).toEqual(['text', 'text', 'ocr', 'ocr']);
   expect(both.text.lines.map((l) => l.text)).toEqual(['Invoice 2026-114 for the garden works',
     'Total due: 1,250.00 EUR by 31 March', 'Thank you for your business.']);

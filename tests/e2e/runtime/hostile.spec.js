@@ -22,13 +22,14 @@ async function rendererPeakMB(app) {
 test('hostile PDFs: the bad page is refused as natively, the good page reads, renderer under 1.5 GB', async ({ app }) => {
   test.setTimeout(TIMEOUT);
   const names = JSON.parse(await runNative([join('tests', 'py', 'hostile_pdfs.py'), DIR]));
-  // Exit code 1 (every document has a failed page) is the expected outcome: take its output all the same.
-  const out = await runNative(['-m', 'retto', '--inputs', DIR, '--format', 'jsonl', '--no-progress'])
+  // Natively while the browser boots. Exit code 1 (every document has a failed page) is the expected outcome:
+  // take its output all the same.
+  const out = runNative(['-m', 'retto', '--inputs', DIR, '--format', 'jsonl', '--no-progress'])
     .catch((e) => { if (e.code !== 1) throw e; return e.stdout; });
-  const native = Object.fromEntries(out.trim().split('\n').map((line) => JSON.parse(line))
-    .map((r) => [r.path.split('/').at(-1), r]));
   await app.open();
   await app.create({ backend: 'wasm' });
+  const native = Object.fromEntries((await out).trim().split('\n').map((line) => JSON.parse(line))
+    .map((r) => [r.path.split('/').at(-1), r]));
   const seen = {};
   for (const name of names) {
     const got = await app.recognize(`generated/hostile/${name}`);
@@ -48,12 +49,12 @@ test('structures the runtimes read differently: the same document record (or err
   test.setTimeout(TIMEOUT);
   const dir = join(DATA, 'generated', 'disagreeing');
   const names = JSON.parse(await runNative([join('tests', 'py', 'hostile_pdfs.py'), dir, 'disagreeing']));
-  const out = await runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress'])
+  const out = runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress']) // while the browser boots
     .catch((e) => { if (e.code !== 1) throw e; return e.stdout; });
-  const native = Object.fromEntries(out.trim().split('\n').map((line) => JSON.parse(line))
-    .map((r) => [r.path.split('/').at(-1), r]));
   await app.open();
   await app.create({ backend: 'wasm' });
+  const native = Object.fromEntries((await out).trim().split('\n').map((line) => JSON.parse(line))
+    .map((r) => [r.path.split('/').at(-1), r]));
   // What a reader can compare: the error (code and message) or the page count, warnings, each page's size and texts.
   const shape = (r) => (r.error ? { error: r.error } : { page_count: r.page_count, warnings: r.warnings ?? [],
     pages: r.pages.map((p) => (p.error ? { error: p.error } : { image: p.image, texts: p.lines.map((l) => l.text) })) });
@@ -71,9 +72,10 @@ const PROBES = join('tests', 'py', 'image_probes.py');
 test('a 100 MP 16-bit grey PNG (about 200 KB) reads its text in the browser with the renderer under 1.5 GB', async ({ app }) => {
   test.setTimeout(TIMEOUT);
   const rel = 'generated/gray16_100mp.png';
-  const { lines } = JSON.parse(await runNative([PROBES, 'gray16', join(DATA, rel)]));
+  const made = runNative([PROBES, 'gray16', join(DATA, rel)]); // written while the browser boots
   await app.open();
   await app.create({ backend: 'wasm' });
+  const { lines } = JSON.parse(await made);
   const got = await app.recognize(rel);
   expect(got.error).toBeUndefined();
   expect(got.result.image).toEqual({ width: 10000, height: 10000 });
@@ -88,12 +90,15 @@ test('a 100 MP 16-bit grey PNG (about 200 KB) reads its text in the browser with
 test('a line over the rec window limit reads in windows in the browser as natively, renderer under 1.5 GB', async ({ app }) => {
   test.setTimeout(TIMEOUT);
   const rel = 'generated/line_700.png';
-  await runNative([PROBES, 'line', join(DATA, rel), '700']);
-  const native = JSON.parse(await runNative(['-m', 'retto', '--inputs', join(DATA, rel), '--format', 'jsonl',
+  // Written, then read natively, while the browser boots.
+  const made = runNative([PROBES, 'line', join(DATA, rel), '700']);
+  const nativeOut = made.then(() => runNative(['-m', 'retto', '--inputs', join(DATA, rel), '--format', 'jsonl',
     '--no-progress']));
   await app.open();
   await app.create({ backend: 'wasm' });
+  await made;
   const got = await app.recognize(rel);
+  const native = JSON.parse(await nativeOut);
   expect(got.error).toBeUndefined();
   const peak = await rendererPeakMB(app);
   console.log(`700-character line (${got.result.image.width}x${got.result.image.height}) in the browser: `
@@ -115,15 +120,19 @@ test('a hostile file name: hOCR and ALTO from the browser export are well-formed
   const file = join(dir, HOSTILE_NAME);
   copyFileSync(join(DATA, '..', 'testset', 'pages', 'dark_ui.png'), file);
   // Natively: the CLI's record, and its hOCR and ALTO as the CLI writes them (retto.export.render under the path).
-  const record = JSON.parse(await runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress']));
+  // (both while the browser boots)
   const recordFile = join(DATA, 'generated', 'hostile_name.json');
-  writeFileSync(recordFile, JSON.stringify(record));
-  const native = JSON.parse(await runNative(['-c', 'import json, sys; from retto import export; '
-    + 'r = json.loads(open(sys.argv[1], encoding="utf-8").read()); '
-    + 'print(json.dumps({f: export.render(r, f, r["path"]) + "\\n" for f in ("hocr", "alto")}))', recordFile]));
+  const nativeOut = (async () => {
+    const record = JSON.parse(await runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress']));
+    writeFileSync(recordFile, JSON.stringify(record));
+    return { record, native: JSON.parse(await runNative(['-c', 'import json, sys; from retto import export; '
+      + 'r = json.loads(open(sys.argv[1], encoding="utf-8").read()); '
+      + 'print(json.dumps({f: export.render(r, f, r["path"]) + "\\n" for f in ("hocr", "alto")}))', recordFile])) };
+  })();
   await app.open();
   await app.create({ backend: 'wasm' });
   const got = await app.recognize(readFileSync(file));
+  const { record, native } = await nativeOut;
   expect(got.error).toBeUndefined();
   const out = await app.page.evaluate(async ({ nativeRecord, own, name }) => {
     const parse = (text, type) => {

@@ -7,12 +7,13 @@ const SEED = 20261123;
 const N = 300;
 
 test('pyclipper shim == native pyclipper on random offset cases', async ({ app }) => {
-  const native = JSON.parse(await runNative(['tests/e2e/native_ref.py', 'clip-cases', String(SEED), String(N)]));
+  const nativeOut = runNative(['tests/e2e/native_ref.py', 'clip-cases', String(SEED), String(N)]); // while the browser boots
+  await app.open();
+  await app.create({ backend: 'wasm' });
+  const native = JSON.parse(await nativeOut);
   expect(native.cases.length).toBe(N);
   expect(native.offset.filter((sol) => sol.length > 0).length).toBeGreaterThan(N * 0.9); // real polygons out
 
-  await app.open();
-  await app.create({ backend: 'wasm' });
   const got = JSON.parse(await app.page.evaluate((code) => window.ocr.evalPython(code), `
 import json, pyclipper
 from retto.ops import clip

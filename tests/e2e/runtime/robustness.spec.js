@@ -82,9 +82,10 @@ test('webgl: an input beyond the largest bucket runs on wasm for that call, says
 });
 
 test('a dead interpreter (os._exit) counts as a crash: the call rejects, the next one works', async ({ app }) => {
-  const png = await cropPng('baiona.png', BAIONA_FOUR_LABELS);
+  const crop = cropPng('baiona.png', BAIONA_FOUR_LABELS); // cut while the browser boots
   await app.open();
   await app.create({ backend: 'wasm' });
+  const png = await crop;
   const before = await app.recognize(png);
   const out = await app.page.evaluate(async () => {
     const t0 = performance.now();
@@ -117,9 +118,9 @@ test('watchdog: a job with no sign of life for watchdogMs is a crash; the next c
 });
 
 test('an abort the running job cannot hear (a huge decode) ends its worker: the next job does not wait', async ({ app }) => {
-  const big = await draw('big', 8000, 8000);
-  const small = await cropPng('baiona.png', BAIONA_FOUR_LABELS);
-  await app.open();
+  const images = Promise.all([draw('big', 8000, 8000), cropPng('baiona.png', BAIONA_FOUR_LABELS)]);
+  await app.open(); // while they are drawn; the boot timed below starts once they are
+  const [big, small] = await images;
   const bootMs = await app.page.evaluate(async () => {
     const t0 = performance.now();
     // A short grace: the 64 MP decode that cannot hear the abort takes far longer than this on any machine
@@ -152,10 +153,11 @@ test('transparent PNG: bytes and ImageBitmap composite on white alike, and read 
   const png = await draw('alpha', 560, 150);
   const dir = mkdtempSync(join(tmpdir(), 'retto-alpha-'));
   writeFileSync(join(dir, 'alpha.png'), png);
-  const native = JSON.parse(await runNative(['-m', 'retto', '--images', join(dir, 'alpha.png'), '--format', 'json', '--no-progress']))[0];
-  expect(texts(native).length).toBe(2);
-  await app.open();
+  const nativeOut = runNative(['-m', 'retto', '--images', join(dir, 'alpha.png'), '--format', 'json', '--no-progress']);
+  await app.open(); // while the native CLI reads it
   await app.create({ backend: 'wasm' });
+  const native = JSON.parse(await nativeOut)[0];
+  expect(texts(native).length).toBe(2);
   const out = await app.page.evaluate(async (bytes) => {
     const blob = new Blob([new Uint8Array(bytes)], { type: 'image/png' });
     const bitmap = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
@@ -172,9 +174,10 @@ test('transparent PNG: bytes and ImageBitmap composite on white alike, and read 
 const WEBP_16000 = '524946461e000000574542505650384c110000002f7ffe9f0f07d0fffef7bfff8188e87f0000';
 
 test('declared size: huge WebP/PNG headers and a huge ImageBitmap are refused before decoding', async ({ app }) => {
-  const png = await draw('header', 16000, 16000);
+  const header = draw('header', 16000, 16000); // while the browser boots
   await app.open();
   await app.create({ backend: 'wasm', config: { global: { max_pixels: 4000000 } } });
+  const png = await header;
   const heap = () => app.page.evaluate(() => window.ocr.evalPython('import pyodide_js\npyodide_js._module.HEAPU8.length'));
   const heapBefore = await heap();
   const out = await app.page.evaluate(async ({ webp, png }) => {
@@ -235,14 +238,17 @@ test('a worker whose heap passed recycleHeapBytes is replaced after its job; res
 test('a 47 MP photo: renderer peak under 1200 MB, back under 600 MB once idle, and the native texts', async ({ app }) => {
   // A labelled page blown up 5x as a JPEG (tests/e2e/native_ref.py photo); decoded at the size the pipeline
   // works at (image.decode_scaled), and the worker whose wasm memory grew is replaced once the queue rests.
-  const { path } = JSON.parse(await runNative(['tests/e2e/native_ref.py', 'photo', 'tests/data/generated/photo47.jpg']));
-  const native = JSON.parse(await runNative(['-m', 'retto', '--inputs', path, '--format', 'json']))[0];
+  // Made, then read natively, while the browser boots and reads it (the memory read below is the renderer's alone).
+  const made = runNative(['tests/e2e/native_ref.py', 'photo', 'tests/data/generated/photo47.jpg']).then(JSON.parse);
+  const nativeOut = made.then(({ path }) => runNative(['-m', 'retto', '--inputs', path, '--format', 'json']));
   await app.open();
   await app.create({ backend: 'wasm' });
   const ready = await rendererMemory(app);
+  await made;
   const photo = await app.recognize('generated/photo47.jpg');
   expect(photo.error).toBeUndefined();
   const done = await rendererMemory(app);
+  const native = JSON.parse(await nativeOut)[0];
   // Not the identical texts PNG pages give: Pyodide's Pillow decodes JPEG with IJG libjpeg 9, the native wheel
   // with libjpeg-turbo, and their pixels differ (measured, even at full size), so a character may differ here
   // and there (seen: one trailing comma in 29 lines). Boxes come back scaled up from the page the pipeline

@@ -20,12 +20,14 @@ out = Path(sys.argv[1])
 
 test('strips: the browser gives the native result, tile by tile (no giant det input)', async ({ app }) => {
   const dir = mkdtempSync(join(tmpdir(), 'retto-strips-'));
-  await runNative(['-c', MAKE, dir]);
   const names = ['thin.png', 'column.png'];
-  const native = JSON.parse(await runNative(['-m', 'retto', '--images', ...names.map((n) => join(dir, n)),
-    '--format', 'json', '--no-progress']));
+  // Written, then read natively, while the browser boots (and reads them).
+  const made = runNative(['-c', MAKE, dir]);
+  const nativeOut = made.then(() => runNative(['-m', 'retto', '--images', ...names.map((n) => join(dir, n)),
+    '--format', 'json', '--no-progress'])).then(JSON.parse);
   await app.open();
   await app.create({ backend: 'wasm' });
+  await made;
   const diffs = [];
   for (const [i, name] of names.entries()) {
     const { result, error } = await app.recognize(readFileSync(join(dir, name)));
@@ -34,8 +36,9 @@ test('strips: the browser gives the native result, tile by tile (no giant det in
     // most 2x (det.max_upscale), so the det map's last-bit differences (see compare.js) can move a word box's
     // corner pixel, which tilts its minimum-area rectangle: measured 2 px on 4 of 110 words with 1600 px tiles
     // (the default set's global.max_side_len), 0 with 2000.
-    diffs.push(...diffResults(name, result, native[i], { boxTolerancePx: 2 }));
+    diffs.push(...diffResults(name, result, (await nativeOut)[i], { boxTolerancePx: 2 }));
   }
+  const native = await nativeOut;
   expect(native[0].lines).toEqual([]);
   expect(native[1].lines.length).toBeGreaterThan(100); // 110 words, one per line
   expect(diffs, diffs.join('\n')).toEqual([]);

@@ -56,16 +56,18 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
   test.setTimeout(600_000);
   expect(TESSERACT_SETS.length).toBe(16);
   expect(Object.keys(DIFFERING).every((name) => TESSERACT_SETS.includes(name))).toBe(true);
-  // Natively one set after the other (two cores), while the browser boots.
-  const native = {};
-  let chain = Promise.resolve();
-  for (const name of TESSERACT_SETS) {
-    chain = chain.then(async () => {
-      native[name] = JSON.parse(await runNative(['-m', 'retto', '--models', name, '--inputs',
-        join(PAGES, `${name}_clean.png`), '--format', 'json', '--no-progress']))[0];
-    });
-  }
-  chain.catch(() => {}); // awaited below
+  // Natively one set after the other (two cores), while the browser boots and reads: the CLI's main for each set
+  // (and each crossed page) in one Python process (native_ref.py cli-runs: the output of `python -m retto ARGS`,
+  // without 17 Python start-ups). Compared below once the browser has read every page.
+  const cli = (name, page) => ['--models', name, '--inputs', page, '--format', 'json', '--no-progress'];
+  const runs = [...TESSERACT_SETS.map((name) => [name, cli(name, join(PAGES, `${name}_clean.png`))]),
+    ...Object.entries(CROSSED).map(([name, other]) => [`${name} on ${other}`, cli(name, join(PAGES, `${other}_clean.png`))])];
+  const nativeOut = runNative(['tests/e2e/native_ref.py', 'cli-runs', JSON.stringify(runs.map(([, args]) => args))])
+    .then((out) => Object.fromEntries(JSON.parse(out).map((r, i) => {
+      if (r.code !== 0) throw new Error(`native ${runs[i][0]}: exit code ${r.code}`);
+      return [runs[i][0], JSON.parse(r.stdout)[0]];
+    })));
+  nativeOut.catch(() => {}); // awaited below
   const requests = [];
   app.page.on('request', (req) => requests.push(new URL(req.url()).pathname));
   await app.open();
@@ -73,6 +75,7 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
   expect(requests.filter(isTesseract), 'nothing of Tesseract at page load').toEqual([]);
   const engine = MANIFEST.tesseract;
   expect(engine.version).toBe('7.0.0');
+  const read = {};
   for (const name of TESSERACT_SETS) {
     requests.length = 0;
     const info = await app.create({ backend: 'wasm', models: name });
@@ -86,7 +89,17 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
 
     const { result, error } = await app.recognize(readFileSync(join(PAGES, `${name}_clean.png`)));
     expect(error, `${name}: ${JSON.stringify(error)}`).toBeUndefined();
-    await chain;
+    read[name] = { info, result };
+    if (CROSSED[name]) {
+      const crossed = await app.recognize(readFileSync(join(PAGES, `${CROSSED[name]}_clean.png`)));
+      expect(crossed.error, `${name} on the ${CROSSED[name]} page`).toBeUndefined();
+      read[`${name} on ${CROSSED[name]}`] = crossed.result;
+    }
+    await app.page.evaluate(() => window.ocr.terminate());
+  }
+  const native = await nativeOut;
+  for (const name of TESSERACT_SETS) {
+    const { info, result } = read[name];
     const want = native[name];
     // The reference is a real reading: at least as many lines as the page's ground truth has.
     const written = JSON.parse(readFileSync(join(PAGES, `${name}_clean.gt.json`), 'utf8')).lines.length;
@@ -122,17 +135,14 @@ test('Tesseract sets read the script pages in the browser as natively, their fil
     expect(result.warnings, `${name}: its own page`).toEqual(want.warnings);
     expect(result.warnings.filter((w) => w.startsWith('script check:'))).toEqual([]);
     if (CROSSED[name]) {
-      const page = join(PAGES, `${CROSSED[name]}_clean.png`);
-      const [crossed, nativeCrossed] = await Promise.all([app.recognize(readFileSync(page)),
-        runNative(['-m', 'retto', '--models', name, '--inputs', page, '--format', 'json', '--no-progress'])]);
-      const warned = JSON.parse(nativeCrossed)[0].warnings.filter((w) => w.startsWith('script check:'));
+      const key = `${name} on ${CROSSED[name]}`;
+      const warned = native[key].warnings.filter((w) => w.startsWith('script check:'));
       expect(warned, `${name} on the ${CROSSED[name]} page, natively`).toHaveLength(1);
       // The same sentence; its figures (share of letters, confidence) come from two Tesseract builds reading
       // another script's letters, so they may differ by a few points.
       const figuresOut = (ws) => ws.map((w) => w.replace(/\d+ %/g, 'N %'));
-      expect(figuresOut(crossed.result.warnings), `${name} on the ${CROSSED[name]} page`)
-        .toEqual(figuresOut(JSON.parse(nativeCrossed)[0].warnings));
+      expect(figuresOut(read[key].warnings), `${name} on the ${CROSSED[name]} page`)
+        .toEqual(figuresOut(native[key].warnings));
     }
-    await app.page.evaluate(() => window.ocr.terminate());
   }
 });
