@@ -70,6 +70,14 @@ def retto_worker():
 
 
 @pytest.fixture(scope="session")
+def default_worker():
+    """The default model set's worker, shared by the test files that read with it (each makes its own sessions,
+    with its own config, from this one): its models are loaded, and warmed up, once per process, not per file."""
+    from retto.native.ort_worker import OrtWorker
+    return OrtWorker(threads=THREADS)
+
+
+@pytest.fixture(scope="session")
 def retto_session(retto_worker):
     from retto import Config, Session
     w = retto_worker

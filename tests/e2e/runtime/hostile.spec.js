@@ -85,8 +85,8 @@ test('a 100 MP 16-bit grey PNG (about 200 KB) reads its text in the browser with
   expect(peak).toBeLessThanOrEqual(1500);
 });
 
-// 700 characters: a rec input of about 11,500 px, read in 3 windows (retto.ops.rec_windows.run_async). The issue's
-// 5,000-character line is read natively (tests/py/native/test_probe_memory.py); in wasm it would take minutes.
+// 700 characters: a rec input of about 11,500 px, read in 3 windows (retto.ops.rec_windows.run_async). A 2,500-
+// character line (about 12 windows) is read natively (tests/py/native/test_probe_memory.py); in wasm it would take minutes.
 test('a line over the rec window limit reads in windows in the browser as natively, renderer under 1.5 GB', async ({ app }) => {
   test.setTimeout(TIMEOUT);
   const rel = 'generated/line_700.png';

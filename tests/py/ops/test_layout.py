@@ -15,7 +15,6 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from ocr_metrics import cer, point_in_convex, score_page
-from refkit import THREADS
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "scripts" / "data"))
@@ -35,10 +34,9 @@ LAYOUT_PAGES = {  # page -> the clockwise turn it was rendered with
 
 
 @pytest.fixture(scope="module")
-def session():
-    from retto.native.ort_worker import OrtWorker
+def session(default_worker):
     make_testset.main()                               # idempotent
-    return OrtWorker(threads=THREADS).session()       # the default set, its own config (layout on)
+    return default_worker.session()                   # the default set, its own config (layout on)
 
 
 @pytest.fixture(scope="module")

@@ -51,9 +51,8 @@ def test_stitching_gives_back_what_a_whole_run_gives_for_a_position_wise_model()
 
 
 @pytest.fixture(scope="module")
-def session():
-    from retto.native.ort_worker import OrtWorker
-    return OrtWorker(threads=2).session()
+def session(default_worker):
+    return default_worker.session()
 
 
 def test_a_line_wider_than_the_window_limit_reads_as_its_text(session, monkeypatch):

@@ -135,19 +135,17 @@ def grid_page(cols: int, rows: int) -> bytes:
     return png(img)
 
 
-def test_a_page_of_1204_separate_words_is_read_to_the_bottom():
+def test_a_page_of_1204_separate_words_is_read_to_the_bottom(default_worker):
     """Over the reference's 1000 candidates (which kept only the top of such a page, silently): the sets raise
     the cap, so the whole page is read."""
-    from retto.native.ort_worker import OrtWorker
-    session = OrtWorker(threads=2).session()
+    session = default_worker.session()
     result = session.run(grid_page(28, 43)).to_dict()
     assert len(result["lines"]) >= 0.95 * 28 * 43, len(result["lines"])
     assert max(line["box"][2][1] for line in result["lines"]) > 0.95 * result["image"]["height"]
     assert not result["warnings"]
 
 
-def test_a_cap_that_still_applies_is_said():
-    from retto.native.ort_worker import OrtWorker
-    session = OrtWorker(threads=2).session({"det": {"max_candidates": 50}})
+def test_a_cap_that_still_applies_is_said(default_worker):
+    session = default_worker.session({"det": {"max_candidates": 50}})
     result = session.run(grid_page(10, 10)).to_dict()
     assert any("text regions; only the first 50 were read" in w for w in result["warnings"]), result["warnings"]

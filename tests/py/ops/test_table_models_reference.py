@@ -34,10 +34,9 @@ def wheel_module(tmp_path_factory, wheel: str, member: str):
 
 
 @pytest.fixture(scope="module")
-def sessions():
+def sessions(default_worker):
     from retto.models import sets as model_sets
-    from retto.native.ort_worker import OrtWorker
-    w = OrtWorker(threads=2)
+    w = default_worker
     make_tables.main([])
     return w, model_sets.load()
 

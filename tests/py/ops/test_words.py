@@ -78,9 +78,8 @@ def bounds(box):
 
 
 @pytest.fixture(scope="module")
-def session():
-    from retto.native.ort_worker import OrtWorker
-    return OrtWorker(threads=2).session()
+def session(default_worker):
+    return default_worker.session()
 
 
 @pytest.mark.parametrize("angle", [0, 90, 180])

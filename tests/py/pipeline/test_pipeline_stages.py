@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from ocr_metrics import score_page
-from refkit import ROOT, THREADS
+from refkit import ROOT
 from retto.ops import page_orientation
 from retto.ops import words
 from retto.io.image import paper_colour
@@ -26,10 +26,9 @@ SANS = "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
 
 
 @pytest.fixture(scope="module")
-def worker():
-    from retto.native.ort_worker import OrtWorker
+def worker(default_worker):
     make_testset.main()                               # idempotent
-    return OrtWorker(threads=THREADS)                 # the default set
+    return default_worker                             # the default set (conftest's, shared)
 
 
 @pytest.fixture(scope="module")

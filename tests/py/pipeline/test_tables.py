@@ -41,9 +41,8 @@ SCORED_REGIONS = ("header", "title", "text", "figure", "figure_caption", "table_
 
 
 @pytest.fixture(scope="session")
-def tables_worker():
-    from retto.native.ort_worker import OrtWorker
-    return OrtWorker(threads=THREADS)
+def tables_worker(default_worker):
+    return default_worker
 
 
 @pytest.fixture(scope="session")
