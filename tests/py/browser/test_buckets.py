@@ -14,7 +14,9 @@ from refkit import THREADS
 from retto import RettoError, Session
 
 from retto.models import sets as model_sets
-from retto.browser.buckets import BucketWorker, rec_time_steps
+from retto.browser.buckets import BucketWorker, det_sides_for, rec_time_steps, smallest_fit
+from retto.config import DetConfig
+from retto.ops.det import input_size
 
 CLASSES = 7
 
@@ -91,6 +93,38 @@ def test_det_larger_than_every_bucket_is_an_error_or_goes_to_the_fallback():
     fallback = FakeWorker()
     out = BucketWorker(FakeWorker(), det_buckets=(736, 1984), fallback=fallback).det(x)
     assert fallback.calls[0][1] == x.shape and out.shape == (1, 1, 736, 2400)
+
+
+DEFAULT_LADDER = (736, 832, 1024, 1216, 1536, 1984)
+
+
+@pytest.mark.parametrize("limit, want", [
+    (736, DEFAULT_LADDER),                              # the default: the ladder as it always was
+    (320, (320, 736, 832, 1024, 1216, 1536, 1984)),     # a small side: a small first bucket, not padding to 736
+    (128, (128, 736, 832, 1024, 1216, 1536, 1984)),
+    (304, (288, 320, 736, 832, 1024, 1216, 1536, 1984)),  # 303 and 304 round to different multiples of 32
+    (10, (32, 736, 832, 1024, 1216, 1536, 1984)),       # never under 32
+    (1000, (992, 1024, 1216, 1536, 1984)),              # above 736: the smaller default sides are never needed
+])
+def test_det_ladder_starts_at_the_configured_side(limit, want):
+    assert det_sides_for(DetConfig(limit_side_len=limit)) == want
+
+
+def test_det_ladder_of_a_set_and_of_limit_type_max():
+    assert det_sides_for(DetConfig(limit_side_len=320), sides=(1280, 640)) == (320, 640, 1280)
+    assert det_sides_for(DetConfig(limit_side_len=960, limit_type="max")) == DEFAULT_LADDER
+
+
+@pytest.mark.parametrize("limit", [64, 100, 128, 300, 304, 320, 500, 736, 1000])
+def test_an_upscaled_images_short_side_is_exactly_a_bucket(limit):
+    """Every image det upscales (short side under the limit) gets a short side that is itself a bucket: no
+    padding on that side, whatever the configured side."""
+    cfg = DetConfig(limit_side_len=limit)
+    ladder = det_sides_for(cfg)
+    for short in range(7, limit, 7):
+        for long_ in (short, short + 13, 3 * short + 1):
+            h, w = input_size(short, long_, cfg)
+            assert smallest_fit(h, ladder) == h, (limit, short, long_, h)
 
 
 # --------------------------------------------------------------------------------------------- rec and cls

@@ -162,6 +162,14 @@ export class OrtModels {
     return ortModels;
   }
 
+  /** The det bucket sides Python's BucketWorker uses (they follow the config's det.limit_side_len): WebGL det
+   * accepts every h x w of them, and info.webglBuckets says which. */
+  useDetSides(sides) {
+    if (!this.info.webglBuckets || !sides) return;
+    this.info.webglBuckets = { ...this.info.webglBuckets, det_sides: sides };
+    this.models.det?.allow?.(sides.flatMap((h) => sides.map((w) => [1, 3, h, w])));
+  }
+
   /** The session of a model whose making was deferred past ready, made now if it is not yet (null: nothing to
    * wait for). A failed one is tried again at the next call. */
   made(name) {
@@ -307,7 +315,7 @@ async function createModel(ctx, name, backendName) {
     const model = new WebglBucketSessions(ctx.ort, name, variants.models[name], ctx.stamp);
     return { backend: backendName, canaryShape: ctx.canaryShapes[name], runCanary: (input) => model.runOnce(input),
       prepare: (dims) => model.session(dims).then(() => undefined), run: (input) => model.run(input),
-      release: () => model.release() };
+      allow: (inputs) => model.allow(inputs), release: () => model.release() };
   }
   const session = await ctx.ort.InferenceSession.create(await ctx.modelBytes[name], {
     executionProviders: b.executionProviders,
