@@ -20,7 +20,9 @@ padding; past 2560 px (text lines over 53:1) there is no bucket.
 The det ladder follows the configured `det.limit_side_len` (`det_sides_for`): with `limit_type` "min" every det
 input's short side is at least that side rounded to 32, so the smallest bucket is that rounded side and the
 ladder's larger sides follow it (736 and the rest are the default's; a smaller side, e.g. for small crops on a
-slow GPU, gets a smaller first bucket instead of being padded to 736).
+slow GPU, gets a smaller first bucket instead of being padded to 736). Likewise the cls and rec bucket batches
+follow `cls.batch_size` and `rec.batch_size` when those are smaller than the ladder's batch (`batch_for`): the
+pipeline never sends more lines at once, so a bigger bucket would only be padding.
 
 Inputs larger than the largest bucket go to `fallback` (e.g. the wasm worker) if one is given, and otherwise
 raise `image_too_large`: never a silently resized or truncated result. Each fallback adds a sentence to
@@ -69,6 +71,12 @@ def det_sides_for(det_cfg, sides=DET_SIDES) -> tuple:
     return first + tuple(s for s in sides if s > first[-1])
 
 
+def batch_for(batch_size: int, batch: int = BATCH) -> int:
+    """The bucket batch of a role (cls or rec) whose config batch_size is `batch_size`: the ladder's `batch`,
+    or batch_size when that is smaller (at least 1); batches are never larger than batch_size."""
+    return max(min(int(batch), int(batch_size)), 1)
+
+
 def det_bucket_shapes(sides=DET_SIDES) -> list[tuple]:
     return [(1, 3, h, w) for h in sides for w in sides]
 
@@ -109,7 +117,7 @@ class BucketWorker:
     """A Worker over `inner` that only sends bucket shapes; see the module doc for the padding rules."""
 
     def __init__(self, inner, det_buckets=DET_SIDES, rec_widths=REC_WIDTHS, models=ROLES, batch: int = BATCH,
-                 fallback=None):
+                 fallback=None, batches: dict | None = None):
         unknown = set(models) - set(ROLES)
         if unknown:
             raise ValueError(f"unknown model roles {sorted(unknown)}")
@@ -118,6 +126,7 @@ class BucketWorker:
         self.rec_widths = tuple(sorted(rec_widths))
         self.models = tuple(models)
         self.batch = int(batch)
+        self.batches = {"cls": self.batch, "rec": self.batch, **{k: int(v) for k, v in (batches or {}).items()}}
         self.fallback = fallback
         self.fallback_notes: list[str] = []   # why a call went to `fallback`, in words (deduplicated)
         self.charset = getattr(inner, "charset", None)
@@ -182,14 +191,14 @@ class BucketWorker:
         return drive(self._batched_steps("rec", x, lambda out: out[:, :steps]))
 
     def _batched_steps(self, role: str, x, crop):
-        """Feed `x` in chunks of exactly `batch` items (the last one zero-padded); concatenate the real rows."""
-        n = x.shape[0]
+        """Feed `x` in chunks of exactly the role's batch (the last one zero-padded); concatenate the real rows."""
+        n, batch = x.shape[0], self.batches[role]
         parts = []
-        for start in range(0, n, self.batch):
-            chunk = x[start:start + self.batch]
+        for start in range(0, n, batch):
+            chunk = x[start:start + batch]
             real = chunk.shape[0]
-            if real < self.batch:
-                chunk = np.concatenate([chunk, np.zeros((self.batch - real, *chunk.shape[1:]), dtype=np.float32)])
+            if real < batch:
+                chunk = np.concatenate([chunk, np.zeros((batch - real, *chunk.shape[1:]), dtype=np.float32)])
             out = yield getattr(self.inner, role)(np.ascontiguousarray(chunk, dtype=np.float32))
             parts.append(crop(np.asarray(out, dtype=np.float32)[:real]))
         return np.concatenate(parts)

@@ -61,8 +61,10 @@ test('webgl: an input beyond the largest bucket runs on wasm for that call, says
   const png = await draw('line', 3000, 60, LONG_LINE);
   await app.open();
   // det and rec are the models with buckets to overflow here; cls stays on wasm (its WebGL canary and bucket
-  // would cost SwiftShader compile time and prove nothing about overflow: webgl.spec.js runs cls on WebGL).
-  await boot(app, 'gl', { backend: { det: 'webgl', cls: 'wasm', rec: 'webgl' }, models: 'ppocr-v4' });
+  // would cost SwiftShader compile time and prove nothing about overflow: webgl.spec.js runs cls on WebGL). Each
+  // image has one line: rec.batch_size 1 makes rec's buckets batch 1, not six rows of which five are padding.
+  await boot(app, 'gl', { backend: { det: 'webgl', cls: 'wasm', rec: 'webgl' }, models: 'ppocr-v4',
+    config: { rec: { batch_size: 1 } } });
   const got = await app.recognize(png, { ocr: 'gl' });
   expect(got.error).toBeUndefined();
   // Reads right: the text drawn (the truth itself, so no wasm reference instance is needed).

@@ -20,8 +20,9 @@ const texts = (result) => result.lines.map((l) => l.text);
 test('webgl: the full pipeline on a real crop gives the texts wasm gives; every model ran on WebGL; a new bucket made mid-job while the heap grows', async ({ app }) => {
   const png = await cropPng('baiona.png', BAIONA_FOUR_LABELS);
   // The 300x300 crop upscaled to a 320 px det input, which is the smallest det bucket at this det side (the
-  // bucket ladder follows det.limit_side_len): no bucket padding, so wasm is a fair reference.
-  const config = { det: { limit_side_len: 320 } };
+  // bucket ladder follows det.limit_side_len): no bucket padding, so wasm is a fair reference. Batches of 4 (the
+  // crop's four lines in one): cls and rec buckets of batch 4 instead of 6, a third less SwiftShader work.
+  const config = { det: { limit_side_len: 320 }, cls: { batch_size: 4 }, rec: { batch_size: 4 } };
   await app.open();
   await boot(app, 'wasm', { backend: 'wasm', models: 'ppocr-v4', config });
   const ref = await app.recognize(png, { ocr: 'wasm' });
@@ -31,8 +32,10 @@ test('webgl: the full pipeline on a real crop gives the texts wasm gives; every 
 
   const info = await boot(app, 'gl', { backend: 'webgl', models: 'ppocr-v4', config });
   expect(info.backend).toEqual({ det: 'webgl', cls: 'webgl', rec: 'webgl' });
-  // The det ladder starts at the configured side; the default ladder's larger sides follow.
+  // The det ladder starts at the configured side; the default ladder's larger sides follow; the cls and rec
+  // buckets hold the configured batch.
   expect(info.webglBuckets.det_sides).toEqual([320, 736, 832, 1024, 1216, 1536, 1984]);
+  expect(info.webglBuckets.batches).toEqual({ cls: 4, rec: 4 });
   expect(info.runtime).toBe('ort.all.min.mjs'); // WebGL + the wasm the canary compares against
   expect(info.probes.webgl.info.renderer).toMatch(/SwiftShader/); // what this machine has
   for (const m of ['det', 'cls', 'rec']) expect(info.canary[m].webgl.ok, JSON.stringify(info.canary[m])).toBe(true);

@@ -14,7 +14,7 @@ from refkit import THREADS
 from retto import RettoError, Session
 
 from retto.models import sets as model_sets
-from retto.browser.buckets import BucketWorker, det_sides_for, rec_time_steps, smallest_fit
+from retto.browser.buckets import BucketWorker, batch_for, det_sides_for, rec_time_steps, smallest_fit
 from retto.config import DetConfig
 from retto.ops.det import input_size
 
@@ -128,6 +128,31 @@ def test_an_upscaled_images_short_side_is_exactly_a_bucket(limit):
 
 
 # --------------------------------------------------------------------------------------------- rec and cls
+
+@pytest.mark.parametrize("batch_size, ladder_batch, want", [
+    (6, 6, 6),     # the WebGL sets' default: unchanged
+    (1, 6, 1),     # one line at a time: batch-1 buckets, not five padding rows
+    (4, 6, 4),
+    (12, 6, 6),    # larger batches are split into the ladder's (as before)
+    (0, 6, 1),
+])
+def test_cls_and_rec_bucket_batch_follows_the_configured_batch_size(batch_size, ladder_batch, want):
+    assert batch_for(batch_size, ladder_batch) == want
+
+
+def test_a_role_batch_pads_and_splits_that_role_only():
+    inner = FakeWorker()
+    x = np.random.default_rng(1).uniform(-1, 1, (3, 3, 48, 300)).astype(np.float32)
+    bw = BucketWorker(inner, rec_widths=(320,), batch=6, batches={"rec": 2})
+    out = bw.rec(x)
+    assert [c[1] for c in inner.calls] == [(2, 3, 48, 320), (2, 3, 48, 320)]
+    assert out.shape[:2] == (3, rec_time_steps(300))
+    assert np.array_equal(out[2], out[0])       # the third line is row 0 of the second batch (FakeWorker: 1000 n + t)
+    inner.calls.clear()
+    bw.cls(np.zeros((2, 3, 48, 192), np.float32))
+    assert [c[1] for c in inner.calls] == [(6, 3, 48, 192)]   # cls keeps the ladder's batch
+
+
 
 def test_rec_pads_width_and_batch_with_zeros_and_keeps_the_unpadded_steps():
     inner = FakeWorker()

@@ -162,12 +162,17 @@ export class OrtModels {
     return ortModels;
   }
 
-  /** The det bucket sides Python's BucketWorker uses (they follow the config's det.limit_side_len): WebGL det
-   * accepts every h x w of them, and info.webglBuckets says which. */
-  useDetSides(sides) {
-    if (!this.info.webglBuckets || !sides) return;
-    this.info.webglBuckets = { ...this.info.webglBuckets, det_sides: sides };
+  /** The det bucket sides and cls/rec batches Python's BucketWorker uses ({det_sides, batches: {cls, rec}}: they
+   * follow the config's det.limit_side_len and batch sizes): the WebGL models accept those shapes, and
+   * info.webglBuckets says which. */
+  useBucketLadder(ladder) {
+    const b = this.info.webglBuckets;
+    if (!b || !ladder) return;
+    const sides = ladder.det_sides;
+    this.info.webglBuckets = { ...b, det_sides: sides, batches: ladder.batches };
     this.models.det?.allow?.(sides.flatMap((h) => sides.map((w) => [1, 3, h, w])));
+    this.models.cls?.allow?.([[ladder.batches.cls, 3, ...b.cls_hw]]);
+    this.models.rec?.allow?.(b.rec_widths.map((w) => [ladder.batches.rec, 3, b.rec_height, w]));
   }
 
   /** The session of a model whose making was deferred past ready, made now if it is not yet (null: nothing to

@@ -48,7 +48,7 @@ export class WebglBucketSessions {
   }
 
   /** Accept these input shapes too (det buckets for a configured det.limit_side_len smaller than the default
-   * ladder's, retto.browser.buckets.det_sides_for). webgl.json lists the default ladder's stamped sha256s; a shape
+   * ladder's, cls/rec buckets for smaller configured batch sizes: retto.browser.buckets). webgl.json lists the default ladder's stamped sha256s; a shape
    * outside it is stamped from the same variant, whose bytes were checked when fetched (as runOnce does). */
   allow(inputs) {
     const sample = [...this.buckets.values()][0].output;
