@@ -103,9 +103,6 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
     const png = await cropPng('baiona.png', BAIONA_ONE_LABEL);
     const config = { det: { limit_side_len: 128 } }; // a 128x128 det input: what is checked here is rec's fallback
     await app.open();
-    await boot(app, 'wasm', { backend: 'wasm', config });
-    const ref = await app.recognize(png, { ocr: 'wasm' });
-    await app.page.evaluate(() => window.wasm.terminate());
 
     // The hook changes one time step's winning class in WebGPU's canary output for rec, as a wrong kernel would;
     // the canary's own argmax comparison has to notice it.
@@ -123,7 +120,9 @@ test.describe('with --enable-unsafe-webgpu (SwiftShader)', () => {
     expect(mixed.error).toBeUndefined();
     expect(mixed.result.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
     expect(mixed.result.warnings).toEqual(info.warnings);
-    expect(texts(mixed.result)).toEqual(texts(ref.result));
+    // Right: the crop's one label as printed on the map (the truth itself, so no wasm reference instance; the
+    // test above shows wasm and WebGPU read this crop alike).
+    expect(texts(mixed.result)).toEqual(['Hiriburu']);
   });
 
   // On ppocr-v4, a set every backend can run (the PP-OCRv6 sets have no WebGL variant).
