@@ -89,6 +89,13 @@ class BridgeWorker:
         return out
 
 
+def bucket_ladder(worker: BridgeWorker) -> str:
+    """JSON: the det sides and cls/rec batches the session's BucketWorker uses (create_session): {det_sides,
+    batches: {cls, rec}}, or null without one."""
+    b = worker.buckets
+    return json.dumps(None if b is None else {"det_sides": list(b.det_sides), "batches": b.batches})
+
+
 def _js_error(e: JsException) -> RettoError:
     name = getattr(e, "name", "") or ""
     msg = str(e)
@@ -105,32 +112,38 @@ def create_session(js_models, set_json: str, rec_model, dictionary, backend_json
     Uint8Array), read only for a dictionary in its metadata; dictionary: the set's dictionary file (Uint8Array)
     or None. extra_json: {"warnings": [...] (backend choices every result reports), "buckets": {det_sides,
     rec_widths, batch} or null}. Models whose backend is "webgl" run fixed-shape sessions, so they are called
-    through a BucketWorker with those buckets. reread_dictionary: the set's re-reading recogniser's dictionary
+    through a BucketWorker with those buckets, its det sides following the config's det.limit_side_len and its
+    cls/rec batches the config's batch sizes (buckets.det_sides_for, batch_for; `bucket_ladder(worker)` tells JS
+    which). reread_dictionary: the set's re-reading recogniser's dictionary
     file (Uint8Array) or None; the set's optional models (orient, reread) run on wasm, made by JS on first use.
     A Tesseract set has no rec model (rec_model None) and reads its lines with line_reader (JS LineReader)."""
     from retto.pipeline.session import Session
-    from retto.browser.buckets import BucketWorker
+    from retto.browser.buckets import BucketWorker, batch_for, det_sides_for
     from retto.models.sets import ModelSet
 
     model_set = ModelSet.from_dict(json.loads(set_json))
     backend = json.loads(backend_json)
     extra = json.loads(extra_json)
     worker = BridgeWorker(js_models, roles=model_set.model_roles, line_reader=line_reader)
+    config = model_set.make_config(json.loads(config_json or "{}"))
     fixed = [role for role, name in backend.items() if name == "webgl"]
     inner = worker
     if fixed:
         b = extra["buckets"]
         # Inputs beyond the largest bucket run on the model's wasm session (made by JS on first need).
         worker.fallback = BridgeWorker(js_models, wasm=True)
-        inner = worker.buckets = BucketWorker(worker, det_buckets=b["det_sides"], rec_widths=b["rec_widths"],
-                                              batch=b["batch"], models=fixed, fallback=worker.fallback)
+        inner = worker.buckets = BucketWorker(worker, det_buckets=det_sides_for(config.det, b["det_sides"]),
+                                              rec_widths=b["rec_widths"], batch=b["batch"], models=fixed,
+                                              fallback=worker.fallback,
+                                              batches={"cls": batch_for(config.cls.batch_size, b["batch"]),
+                                                       "rec": batch_for(config.rec.batch_size, b["batch"])})
     charset = [] if model_set.line_rec else model_set.charset(
         rec_model.to_bytes(), dictionary.to_bytes() if dictionary is not None else None)
     extra_charsets = {}
     if "reread" in model_set.files:
         extra_charsets["reread"] = model_set.charset(
             b"", reread_dictionary.to_bytes() if reread_dictionary is not None else None, role="reread")
-    session = Session(inner, charset=charset, config=model_set.make_config(json.loads(config_json or "{}")),
+    session = Session(inner, charset=charset, config=config,
                       backend=backend, versions=json.loads(versions_json), warnings=extra.get("warnings") or [],
                       model_set=model_set.name, extra_charsets=extra_charsets)
     return session, worker

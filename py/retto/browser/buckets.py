@@ -9,13 +9,20 @@ smallest bucket that fits and cutting the outputs back, so the runtime needs one
 - cls (always 48x192) and rec: the batch padded with zero images to `batch`, or split into chunks of it (the
   models treat batch items independently); outputs are sliced back.
 
-Bucket choice (why these numbers): det inputs have a short side of at least 736 (`limit_side_len`) and, for
+Bucket choice (why these numbers): det inputs have a short side of at least 736 (the default `limit_side_len`) and, for
 anything the global 2000 px cap shrank, a long side of 1984 (2000/32 rounds half-to-even to 62). 832 fits
 736-wide images up to 1.13:1, 1024 the 4:3 ones (992), 1216 screenshots (1088-1120), 1536 US Letter and A4
 scans and 4:3 photos (1408-1536). Padding is exact for rec but not for det: the det net's global pooling and
 receptive field see the padded area, so boxes near a weak edge may shift a few pixels; a finer ladder keeps the
 padding small at the cost of more sessions. rec widths double at most 1.5x, so at most a third of a batch is
 padding; past 2560 px (text lines over 53:1) there is no bucket.
+
+The det ladder follows the configured `det.limit_side_len` (`det_sides_for`): with `limit_type` "min" every det
+input's short side is at least that side rounded to 32, so the smallest bucket is that rounded side and the
+ladder's larger sides follow it (736 and the rest are the default's; a smaller side, e.g. for small crops on a
+slow GPU, gets a smaller first bucket instead of being padded to 736). Likewise the cls and rec bucket batches
+follow `cls.batch_size` and `rec.batch_size` when those are smaller than the ladder's batch (`batch_for`): the
+pipeline never sends more lines at once, so a bigger bucket would only be padding.
 
 Inputs larger than the largest bucket go to `fallback` (e.g. the wasm worker) if one is given, and otherwise
 raise `image_too_large`: never a silently resized or truncated result. Each fallback adds a sentence to
@@ -46,6 +53,28 @@ def rec_time_steps(width: int) -> int:
     half = -(-width // 2)
     quarter = -(-half // 2)
     return max(quarter // 2, 1)
+
+
+def det_sides_for(det_cfg, sides=DET_SIDES) -> tuple:
+    """The det bucket sides for a det config (`retto.config.DetConfig`) over a ladder `sides`: with `limit_type`
+    "min", the short side an upscaled image gets -- `limit_side_len` rounded to a multiple of 32 as
+    `retto.ops.det.input_size` rounds, at least 32; its int() may land one pixel under the side first, so both
+    roundings of side - 1 and side when they differ (304: 288 and 320) -- then every side of `sides` above them.
+    With "max" (sides capped, never raised) the ladder as given. The default config (736) gives `sides` unchanged."""
+    from retto.ops.det import round32
+
+    sides = tuple(sorted(sides))
+    if det_cfg.limit_type != "min":
+        return sides
+    side = int(det_cfg.limit_side_len)
+    first = tuple(sorted({max(round32(side - 1), 32), max(round32(side), 32)}))
+    return first + tuple(s for s in sides if s > first[-1])
+
+
+def batch_for(batch_size: int, batch: int = BATCH) -> int:
+    """The bucket batch of a role (cls or rec) whose config batch_size is `batch_size`: the ladder's `batch`,
+    or batch_size when that is smaller (at least 1); batches are never larger than batch_size."""
+    return max(min(int(batch), int(batch_size)), 1)
 
 
 def det_bucket_shapes(sides=DET_SIDES) -> list[tuple]:
@@ -88,7 +117,7 @@ class BucketWorker:
     """A Worker over `inner` that only sends bucket shapes; see the module doc for the padding rules."""
 
     def __init__(self, inner, det_buckets=DET_SIDES, rec_widths=REC_WIDTHS, models=ROLES, batch: int = BATCH,
-                 fallback=None):
+                 fallback=None, batches: dict | None = None):
         unknown = set(models) - set(ROLES)
         if unknown:
             raise ValueError(f"unknown model roles {sorted(unknown)}")
@@ -97,6 +126,7 @@ class BucketWorker:
         self.rec_widths = tuple(sorted(rec_widths))
         self.models = tuple(models)
         self.batch = int(batch)
+        self.batches = {"cls": self.batch, "rec": self.batch, **{k: int(v) for k, v in (batches or {}).items()}}
         self.fallback = fallback
         self.fallback_notes: list[str] = []   # why a call went to `fallback`, in words (deduplicated)
         self.charset = getattr(inner, "charset", None)
@@ -161,14 +191,14 @@ class BucketWorker:
         return drive(self._batched_steps("rec", x, lambda out: out[:, :steps]))
 
     def _batched_steps(self, role: str, x, crop):
-        """Feed `x` in chunks of exactly `batch` items (the last one zero-padded); concatenate the real rows."""
-        n = x.shape[0]
+        """Feed `x` in chunks of exactly the role's batch (the last one zero-padded); concatenate the real rows."""
+        n, batch = x.shape[0], self.batches[role]
         parts = []
-        for start in range(0, n, self.batch):
-            chunk = x[start:start + self.batch]
+        for start in range(0, n, batch):
+            chunk = x[start:start + batch]
             real = chunk.shape[0]
-            if real < self.batch:
-                chunk = np.concatenate([chunk, np.zeros((self.batch - real, *chunk.shape[1:]), dtype=np.float32)])
+            if real < batch:
+                chunk = np.concatenate([chunk, np.zeros((batch - real, *chunk.shape[1:]), dtype=np.float32)])
             out = yield getattr(self.inner, role)(np.ascontiguousarray(chunk, dtype=np.float32))
             parts.append(crop(np.asarray(out, dtype=np.float32)[:real]))
         return np.concatenate(parts)

@@ -14,7 +14,9 @@ from refkit import THREADS
 from retto import RettoError, Session
 
 from retto.models import sets as model_sets
-from retto.browser.buckets import BucketWorker, rec_time_steps
+from retto.browser.buckets import BucketWorker, batch_for, det_sides_for, rec_time_steps, smallest_fit
+from retto.config import DetConfig
+from retto.ops.det import input_size
 
 CLASSES = 7
 
@@ -93,7 +95,64 @@ def test_det_larger_than_every_bucket_is_an_error_or_goes_to_the_fallback():
     assert fallback.calls[0][1] == x.shape and out.shape == (1, 1, 736, 2400)
 
 
+DEFAULT_LADDER = (736, 832, 1024, 1216, 1536, 1984)
+
+
+@pytest.mark.parametrize("limit, want", [
+    (736, DEFAULT_LADDER),                              # the default: the ladder as it always was
+    (320, (320, 736, 832, 1024, 1216, 1536, 1984)),     # a small side: a small first bucket, not padding to 736
+    (128, (128, 736, 832, 1024, 1216, 1536, 1984)),
+    (304, (288, 320, 736, 832, 1024, 1216, 1536, 1984)),  # 303 and 304 round to different multiples of 32
+    (10, (32, 736, 832, 1024, 1216, 1536, 1984)),       # never under 32
+    (1000, (992, 1024, 1216, 1536, 1984)),              # above 736: the smaller default sides are never needed
+])
+def test_det_ladder_starts_at_the_configured_side(limit, want):
+    assert det_sides_for(DetConfig(limit_side_len=limit)) == want
+
+
+def test_det_ladder_of_a_set_and_of_limit_type_max():
+    assert det_sides_for(DetConfig(limit_side_len=320), sides=(1280, 640)) == (320, 640, 1280)
+    assert det_sides_for(DetConfig(limit_side_len=960, limit_type="max")) == DEFAULT_LADDER
+
+
+@pytest.mark.parametrize("limit", [64, 100, 128, 300, 304, 320, 500, 736, 1000])
+def test_an_upscaled_images_short_side_is_exactly_a_bucket(limit):
+    """Every image det upscales (short side under the limit) gets a short side that is itself a bucket: no
+    padding on that side, whatever the configured side."""
+    cfg = DetConfig(limit_side_len=limit)
+    ladder = det_sides_for(cfg)
+    for short in range(7, limit, 7):
+        for long_ in (short, short + 13, 3 * short + 1):
+            h, w = input_size(short, long_, cfg)
+            assert smallest_fit(h, ladder) == h, (limit, short, long_, h)
+
+
 # --------------------------------------------------------------------------------------------- rec and cls
+
+@pytest.mark.parametrize("batch_size, ladder_batch, want", [
+    (6, 6, 6),     # the WebGL sets' default: unchanged
+    (1, 6, 1),     # one line at a time: batch-1 buckets, not five padding rows
+    (4, 6, 4),
+    (12, 6, 6),    # larger batches are split into the ladder's (as before)
+    (0, 6, 1),
+])
+def test_cls_and_rec_bucket_batch_follows_the_configured_batch_size(batch_size, ladder_batch, want):
+    assert batch_for(batch_size, ladder_batch) == want
+
+
+def test_a_role_batch_pads_and_splits_that_role_only():
+    inner = FakeWorker()
+    x = np.random.default_rng(1).uniform(-1, 1, (3, 3, 48, 300)).astype(np.float32)
+    bw = BucketWorker(inner, rec_widths=(320,), batch=6, batches={"rec": 2})
+    out = bw.rec(x)
+    assert [c[1] for c in inner.calls] == [(2, 3, 48, 320), (2, 3, 48, 320)]
+    assert out.shape[:2] == (3, rec_time_steps(300))
+    assert np.array_equal(out[2], out[0])       # the third line is row 0 of the second batch (FakeWorker: 1000 n + t)
+    inner.calls.clear()
+    bw.cls(np.zeros((2, 3, 48, 192), np.float32))
+    assert [c[1] for c in inner.calls] == [(6, 3, 48, 192)]   # cls keeps the ladder's batch
+
+
 
 def test_rec_pads_width_and_batch_with_zeros_and_keeps_the_unpadded_steps():
     inner = FakeWorker()

@@ -179,6 +179,19 @@ export class OrtModels {
     return ortModels;
   }
 
+  /** The det bucket sides and cls/rec batches Python's BucketWorker uses ({det_sides, batches: {cls, rec}}: they
+   * follow the config's det.limit_side_len and batch sizes): the WebGL models accept those shapes, and
+   * info.webglBuckets says which. */
+  useBucketLadder(ladder) {
+    const b = this.info.webglBuckets;
+    if (!b || !ladder) return;
+    const sides = ladder.det_sides;
+    this.info.webglBuckets = { ...b, det_sides: sides, batches: ladder.batches };
+    this.models.det?.allow?.(sides.flatMap((h) => sides.map((w) => [1, 3, h, w])));
+    this.models.cls?.allow?.([[ladder.batches.cls, 3, ...b.cls_hw]]);
+    this.models.rec?.allow?.(b.rec_widths.map((w) => [ladder.batches.rec, 3, b.rec_height, w]));
+  }
+
   /** The session of a model whose making was deferred past ready, made now if it is not yet (null: nothing to
    * wait for). A failed one is tried again at the next call. */
   made(name) {
@@ -327,7 +340,7 @@ async function createModel(ctx, name, backendName) {
     const model = new WebglBucketSessions(ctx.ort, name, variants.models[name], ctx.stamp);
     return { backend: backendName, canaryShape: ctx.canaryShapes[name], runCanary: (input) => model.runOnce(input),
       prepare: (dims) => model.session(dims).then(() => undefined), run: (input) => model.run(input),
-      release: () => model.release() };
+      allow: (inputs) => model.allow(inputs), release: () => model.release() };
   }
   const session = await ctx.ort.InferenceSession.create(await ctx.modelBytes[name], {
     executionProviders: b.executionProviders,

@@ -114,6 +114,7 @@ async function init(id, options) {
     const session = pair.get(0);
     const pyWorker = pair.get(1);
     pair.destroy();
+    ort.useBucketLadder(JSON.parse(py.bridge.bucket_ladder(pyWorker)));
     // files the plan allowed for but the boot did not fetch: WebGL variants when WebGPU won, and a restored
     // interpreter's wheels (fetched right after ready)
     progress.finish();
