@@ -48,24 +48,7 @@ export class OrtModels {
     this.planned = {}; // name -> thread count prepare() chose for the next run()
     this.deferred = {}; // name -> () => Promise<model>: a session made after ready (create())
     this.pending = {}; // name -> Promise: that session being made
-    this.jobs = 0; // jobs in flight (jobStarted/jobEnded): idle-time work waits for none
-    this.idleWaiters = [];
     this.resetStats();
-  }
-
-  /** A job starts / ends (worker.js): the one-thread sessions made after ready wait for no job to run. */
-  jobStarted() {
-    this.jobs += 1;
-  }
-
-  jobEnded() {
-    this.jobs = Math.max(0, this.jobs - 1);
-    if (this.jobs === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-  }
-
-  /** Resolves once no job runs. */
-  idle() {
-    return this.jobs === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** The backend plan (backends.js planBackends), or backend_unavailable when nothing can run. */
@@ -211,12 +194,9 @@ export class OrtModels {
   startDeferred() {
     let chain = Promise.resolve();
     for (const name of Object.keys(this.deferred)) chain = chain.then(() => this.made(name)).catch(() => {});
-    // then the one-thread sessions the adaptive rule's first probe would otherwise make inside the first page, but
-    // only while no job runs: made beside a job they fought it for the cores (a first page dropped at once after
-    // ready waited about 1.5 s for them, browser-speed.md), and a probe inside a job makes the one it needs anyway
+    // then the one-thread sessions the adaptive rule's first probe would otherwise make inside the first page
     for (const name of MODEL_NAMES) {
-      chain = chain.then(() => this.idle())
-        .then(() => (this.choice && this.models[name]?.backend === 'wasm' ? this.oneThreadModel(name) : null))
+      chain = chain.then(() => (this.choice && this.models[name]?.backend === 'wasm' ? this.oneThreadModel(name) : null))
         .catch(() => {});
     }
     return chain;

@@ -167,7 +167,6 @@ async function recognize(id, msg) {
   }
   const onProgress = (stage, infoJson) => post({ type: 'progress', id, event: { stage, ...JSON.parse(infoJson) } });
   const t0 = performance.now();
-  s.ort.jobStarted();
   try {
     const bytes = new Uint8Array(data);
     data = null; // only `bytes` holds the input now; nothing of it is kept after the job
@@ -179,7 +178,6 @@ async function recognize(id, msg) {
     post({ type: 'result', id, result: out.result, heapBytes: heap,
       stats: { wallMs, models: s.ort.stats, copyOutMs: out.bridge.copy_out_ms, heapBytes: heap, threads: s.ort.threadInfo() } });
   } finally {
-    s.ort.jobEnded();
     state.current = null;
     s.ort.signal = null;
     s.ort.onCall = null;
