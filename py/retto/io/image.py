@@ -387,27 +387,64 @@ def warp_quad(img: np.ndarray, quad: np.ndarray, width: int, height: int) -> np.
     gy = np.arange(height, dtype=np.float64)[:, None]
     den = m[2, 0] * gx + m[2, 1] * gy + m[2, 2]
     den = np.where(np.abs(den) < 1e-12, 1e-12, den)
-    sx = np.round((m[0, 0] * gx + m[0, 1] * gy + m[0, 2]) / den * 32.0).ravel()   # cv2's 1/32 sub-pixel grid
-    sy = np.round((m[1, 0] * gx + m[1, 1] * gy + m[1, 2]) / den * 32.0).ravel()
+    sx = np.round((m[0, 0] * gx + m[0, 1] * gy + m[0, 2]) / den * 32.0)   # cv2's 1/32 sub-pixel grid
+    sy = np.round((m[1, 0] * gx + m[1, 1] * gy + m[1, 2]) / den * 32.0)
+    if (sx == sx[:1]).all() and (sy == sy[:, :1]).all():
+        return _warp_separable(window, sx[0], sy[:, 0])
+    sx, sy = sx.ravel(), sy.ravel()
     ix, iy = np.floor_divide(sx, 32.0), np.floor_divide(sy, 32.0)
-    wx = _cubic_weights(((sx - ix * 32.0) / 32.0).astype(np.float32))
-    wy = _cubic_weights(((sy - iy * 32.0) / 32.0).astype(np.float32))
+    wx, wy = _grid_weights(sx - ix * 32.0), _grid_weights(sy - iy * 32.0)
     ix, iy = ix.astype(np.intp), iy.astype(np.intp)
-    # All 16 taps in one gather: clamped indices replicate the border, weights are products of 1-D weights.
-    taps = np.empty((16, ix.size), dtype=np.intp)
-    weights = np.empty((16, ix.size), dtype=np.float32)
+    # Tap by tap (16 of them), accumulated in float32 in einsum's order: each temporary is the size of the crop,
+    # so it stays in cache, where one [16, pixels] gather did not. Clamped indices replicate the image border.
+    cols = [np.clip(ix + (i - 1), 0, ww - 1) for i in range(4)]
+    # A grey window (a scan) has three equal planes: sample one, copy it.
+    grey = img.shape[2] == 3 and (window[:, :, 0] == window[:, :, 1]).all() and (window[:, :, 1] == window[:, :, 2]).all()
+    planes = [np.ascontiguousarray(window[:, :, c], dtype=np.float32).ravel()
+              for c in range(1 if grey else img.shape[2])]
+    sums = [np.zeros(ix.size, dtype=np.float32) for _ in planes]
+    tap = np.empty(ix.size, dtype=np.intp)
+    weight = np.empty(ix.size, dtype=np.float32)
+    value = np.empty(ix.size, dtype=np.float32)
     for j in range(4):
         row = np.clip(iy + (j - 1), 0, wh - 1) * ww
         for i in range(4):
-            np.add(row, np.clip(ix + (i - 1), 0, ww - 1), out=taps[4 * j + i])
-            np.multiply(wy[j], wx[i], out=weights[4 * j + i])
+            np.add(row, cols[i], out=tap)
+            np.multiply(wy[j], wx[i], out=weight)
+            for plane, total in zip(planes, sums):
+                np.take(plane, tap, out=value)
+                value *= weight
+                total += value
     out = np.empty((height, width, img.shape[2]), dtype=np.uint8)
     for c in range(img.shape[2]):
-        # Gathering from one flat channel plane is several times faster than gathering pixel rows.
-        plane = np.ascontiguousarray(window[:, :, c], dtype=np.float32).ravel()
-        value = np.einsum("kp,kp->p", weights, np.take(plane, taps))
-        out[:, :, c] = np.clip(np.rint(value), 0, 255).reshape(height, width)
+        out[:, :, c] = np.clip(np.rint(sums[0 if grey else c]), 0, 255).reshape(height, width)
     return out
+
+
+def _warp_separable(window: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """warp_quad where each output column samples one source column and each row one source row (a level line,
+    the usual case): the same 16 taps, weights and float32 sums in the same order, so the same bytes, but
+    gathered by row and column vectors instead of 16 index arrays the size of the crop (about 20x faster)."""
+    wh, ww = window.shape[:2]
+    ix, iy = np.floor_divide(sx, 32.0), np.floor_divide(sy, 32.0)
+    wx, wy = _grid_weights(sx - ix * 32.0), _grid_weights(sy - iy * 32.0)
+    ix, iy = ix.astype(np.intp), iy.astype(np.intp)
+    plane = window.astype(np.float32)
+    total = None
+    for j in range(4):
+        rows = plane[np.clip(iy + (j - 1), 0, wh - 1)]
+        for i in range(4):
+            term = rows[:, np.clip(ix + (i - 1), 0, ww - 1)]
+            term *= np.multiply(wy[j][:, None], wx[i][None, :])[:, :, None]
+            total = term if total is None else np.add(total, term, out=total)
+    return np.clip(np.rint(total), 0, 255).astype(np.uint8)
+
+
+def _grid_weights(sub: np.ndarray) -> list:
+    """The four tap weights for sub-pixel steps `sub` (0..31, cv2's 1/32 grid), looked up: the same float32 values
+    _cubic_weights gives for sub / 32, without evaluating its polynomials once per pixel."""
+    step = sub.astype(np.intp)
+    return [table[step] for table in _GRID_WEIGHTS]
 
 
 def _cubic_weights(t: np.ndarray):
@@ -421,6 +458,9 @@ def _cubic_weights(t: np.ndarray):
         return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
 
     return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+_GRID_WEIGHTS = _cubic_weights((np.arange(32, dtype=np.float64) / 32.0).astype(np.float32))
 
 
 def _perspective_matrix(src: np.ndarray, dst: np.ndarray) -> np.ndarray:

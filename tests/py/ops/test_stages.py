@@ -115,6 +115,33 @@ def test_warp_matches_cv2_warp_perspective(photo, seed):
     assert np.abs(ours - ref).mean() < 0.5 and np.abs(ours - ref).max() <= 4
 
 
+def _cv2_warp(img, quad, w, h):
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    return cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE).astype(int)
+
+
+@pytest.mark.parametrize("origin", [(40.5, 50.25), (12.75, 3.5), (0.0, 0.0)])
+def test_warp_of_a_level_box_matches_cv2(photo, origin):
+    """A level box at sub-pixel coordinates (most detected lines): sampled by rows and columns (the fast path)."""
+    x, y = origin
+    quad = np.array([[x, y], [x + 217.5, y], [x + 217.5, y + 61.25], [x, y + 61.25]], float)
+    ours = warp_quad(photo, quad, 217, 61).astype(int)
+    ref = _cv2_warp(photo, quad, 217, 61)
+    assert np.abs(ours - ref).mean() < 0.5 and np.abs(ours - ref).max() <= 4
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_warp_of_a_grey_page_matches_cv2(photo, seed):
+    """Three equal planes (a scan) are sampled once and copied: still cv2's answer, on a skewed quad."""
+    grey = np.repeat(photo[:, :, 1:2], 3, axis=2)
+    rng = np.random.default_rng(seed)
+    quad = np.array([[40, 50], [260, 40], [270, 110], [35, 120]], float) + rng.uniform(-8, 8, (4, 2))
+    ours = warp_quad(grey, quad, 230, 70).astype(int)
+    ref = _cv2_warp(grey, quad, 230, 70)
+    assert np.abs(ours - ref).mean() < 0.5 and np.abs(ours - ref).max() <= 4
+    assert (ours[:, :, 0] == ours[:, :, 1]).all() and (ours[:, :, 1] == ours[:, :, 2]).all()
+
+
 def test_warp_replicates_the_border(photo):
     quad = np.array([[-10, -10], [30, -10], [30, 20], [-10, 20]], float)
     ours = warp_quad(photo, quad, 40, 30)
