@@ -395,8 +395,8 @@ def warp_quad(img: np.ndarray, quad: np.ndarray, width: int, height: int) -> np.
     ix, iy = np.floor_divide(sx, 32.0), np.floor_divide(sy, 32.0)
     wx, wy = _grid_weights(sx - ix * 32.0), _grid_weights(sy - iy * 32.0)
     ix, iy = ix.astype(np.intp), iy.astype(np.intp)
-    # Tap by tap (16 of them), accumulated in float32 in einsum's order: each temporary is the size of the crop,
-    # so it stays in cache, where one [16, pixels] gather did not. Clamped indices replicate the image border.
+    # Tap by tap (16 of them), summed in float32 in the order einsum over [16, pixels] arrays summed them (the same
+    # bytes), with temporaries the size of the crop instead of 16 times it. Clamped indices replicate the border.
     cols = [np.clip(ix + (i - 1), 0, ww - 1) for i in range(4)]
     # A grey window (a scan) has three equal planes: sample one, copy it.
     grey = img.shape[2] == 3 and (window[:, :, 0] == window[:, :, 1]).all() and (window[:, :, 1] == window[:, :, 2]).all()
@@ -424,7 +424,7 @@ def warp_quad(img: np.ndarray, quad: np.ndarray, width: int, height: int) -> np.
 def _warp_separable(window: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
     """warp_quad where each output column samples one source column and each row one source row (a level line,
     the usual case): the same 16 taps, weights and float32 sums in the same order, so the same bytes, but
-    gathered by row and column vectors instead of 16 index arrays the size of the crop (about 20x faster)."""
+    gathered by row and column vectors instead of 16 index arrays the size of the crop."""
     wh, ww = window.shape[:2]
     ix, iy = np.floor_divide(sx, 32.0), np.floor_divide(sy, 32.0)
     wx, wy = _grid_weights(sx - ix * 32.0), _grid_weights(sy - iy * 32.0)
