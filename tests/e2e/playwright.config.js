@@ -7,7 +7,7 @@ export default defineConfig({
   testMatch: '**/*.spec.js',
   // Two browsers at once on this 2-core machine: one test leaves a core idle while Pyodide boots or Python runs
   // (83 % of both cores busy with one worker, 98 % with two; the suite 26.8 -> 24.3 min, test-time.md 2026-11-28).
-  // Tests are spread one by one, not file by file, so a long file (webgl.spec.js) does not end the run alone.
+  // Tests are spread one by one, not file by file, so a long file (webgl.spec.js) cannot end the run alone.
   workers: 2,
   fullyParallel: true,
   timeout: 15 * 60 * 1000, // linn through Pyodide + wasm takes minutes on this machine
