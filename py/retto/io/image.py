@@ -391,10 +391,7 @@ def warp_quad(img: np.ndarray, quad: np.ndarray, width: int, height: int) -> np.
     sy = np.round((m[1, 0] * gx + m[1, 1] * gy + m[1, 2]) / den * 32.0)
     if (sx == sx[:1]).all() and (sy == sy[:, :1]).all():
         return _warp_separable(window, sx[0], sy[:, 0])
-    sx, sy = sx.ravel(), sy.ravel()
-    ix, iy = np.floor_divide(sx, 32.0), np.floor_divide(sy, 32.0)
-    wx, wy = _grid_weights(sx - ix * 32.0), _grid_weights(sy - iy * 32.0)
-    ix, iy = ix.astype(np.intp), iy.astype(np.intp)
+    (ix, wx), (iy, wy) = _grid_taps(sx.ravel()), _grid_taps(sy.ravel())
     # Tap by tap (16 of them), summed in float32 in the order einsum over [16, pixels] arrays summed them (the same
     # bytes), with temporaries the size of the crop instead of 16 times it. Clamped indices replicate the border.
     cols = [np.clip(ix + (i - 1), 0, ww - 1) for i in range(4)]
@@ -426,9 +423,7 @@ def _warp_separable(window: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.nd
     the usual case): the same 16 taps, weights and float32 sums in the same order, so the same bytes, but
     gathered by row and column vectors instead of 16 index arrays the size of the crop."""
     wh, ww = window.shape[:2]
-    ix, iy = np.floor_divide(sx, 32.0), np.floor_divide(sy, 32.0)
-    wx, wy = _grid_weights(sx - ix * 32.0), _grid_weights(sy - iy * 32.0)
-    ix, iy = ix.astype(np.intp), iy.astype(np.intp)
+    (ix, wx), (iy, wy) = _grid_taps(sx), _grid_taps(sy)
     plane = window.astype(np.float32)
     total = None
     for j in range(4):
@@ -440,11 +435,12 @@ def _warp_separable(window: np.ndarray, sx: np.ndarray, sy: np.ndarray) -> np.nd
     return np.clip(np.rint(total), 0, 255).astype(np.uint8)
 
 
-def _grid_weights(sub: np.ndarray) -> list:
-    """The four tap weights for sub-pixel steps `sub` (0..31, cv2's 1/32 grid), looked up: the same float32 values
-    _cubic_weights gives for sub / 32, without evaluating its polynomials once per pixel."""
-    step = sub.astype(np.intp)
-    return [table[step] for table in _GRID_WEIGHTS]
+def _grid_taps(pos: np.ndarray) -> tuple:
+    """Source positions in 1/32 pixels (cv2's grid) -> (whole pixels, the four tap weights). The weights are looked
+    up: the same float32 values _cubic_weights gives for the fraction, without its polynomials once per pixel."""
+    whole = np.floor_divide(pos, 32.0)
+    step = (pos - whole * 32.0).astype(np.intp)
+    return whole.astype(np.intp), [table[step] for table in _GRID_WEIGHTS]
 
 
 def _cubic_weights(t: np.ndarray):
