@@ -2,138 +2,140 @@
 import { join } from 'node:path';
 import { DATA, expect, runNative, test } from '../fixtures.js';
 
-// The first test counts a first visit's bytes: every test here starts from an empty profile.
-test.use({ warm: false });
+// The first test counts a first visit's bytes, so it starts from an empty profile; the others from the warm one.
+test.describe('a first visit', () => {
+  test.use({ warm: false });
 
-test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
-  // The native side of the last part (the PDF fixtures, then the CLI on its three inputs), while the browser boots
-  // and reads: as `retto --allow digits --text-layer auto` reads each input (one run for the three, a record each).
-  const NATIVE_INPUTS = ['baiona.png', 'pdf/text.pdf', 'pdf/stamped.pdf'];
-  const madePdfs = runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]);
-  const nativeOut = madePdfs.then(() => runNative(['-m', 'retto', '--inputs', ...NATIVE_INPUTS.map((p) => join(DATA, p)),
-    '--allow', 'digits', '--text-layer', 'auto', '--no-progress', '--threads', '1'])).then(JSON.parse);
-  await app.open();
-  const fetched = new Set(); // every asset the page and its workers asked for while booting (the network's view)
-  const onRequest = (r) => {
-    const path = new URL(r.url()).pathname;
-    if (path.startsWith('/assets/')) fetched.add(path.slice('/assets/'.length));
-  };
-  app.context.on('request', onRequest);
-  const boot = await app.page.evaluate(async () => {
-    const events = [];
-    window.ocr = await window.Retto.create({ backend: 'wasm', onProgress: (e) => events.push(e) });
-    return events;
-  });
-  app.context.off('request', onRequest);
-  const loads = boot.filter((e) => e.stage === 'load');
-  expect(loads.length).toBeGreaterThan(3);
-  // The total is known from the first event on and never changes; it is exactly the bytes of every asset the
-  // network saw requested (the asset manifest's sizes; the manifest's own length as the page receives it), so
-  // the onnxruntime wasm and Pyodide's files are in it, and nothing that was not fetched.
-  const { manifest, manifestBytes } = await app.page.evaluate(async () => {
-    const bytes = await (await fetch('/assets/manifest.json')).arrayBuffer();
-    return { manifest: JSON.parse(new TextDecoder().decode(bytes)), manifestBytes: bytes.byteLength };
-  });
-  expect(fetched.has('ort/ort-wasm-simd-threaded.wasm')).toBe(true);
-  expect([...fetched].filter((f) => /jsep/.test(f)), 'the WebGPU (JSEP) build is not fetched for wasm').toEqual([]);
-  const fetchedBytes = [...fetched].reduce((a, f) => a + (f === 'manifest.json' ? manifestBytes : manifest.files[f].size), 0);
-  expect(new Set(loads.map((e) => e.total))).toEqual(new Set([fetchedBytes]));
-  // Only forward: bytes, then the start-up steps; it ends full, with every step done.
-  for (let i = 1; i < loads.length; i++) {
-    expect(loads[i].loaded).toBeGreaterThanOrEqual(loads[i - 1].loaded);
-    expect(loads[i].steps.done).toBeGreaterThanOrEqual(loads[i - 1].steps.done);
-    if (loads[i - 1].phase === 'start') expect(loads[i].phase).toBe('start');
-  }
-  expect(loads.at(-1)).toMatchObject({ loaded: fetchedBytes, phase: 'start' });
-  expect(loads.at(-1).steps.done).toBe(loads.at(-1).steps.total);
-  expect(loads[0].phase).toBe('download');
-
-  const out = await app.page.evaluate(async () => {
-    const bytes = await (await fetch('/__testdata__/baiona.png')).arrayBuffer();
-    const blob = new Blob([bytes], { type: 'image/png' });
-    const inputs = {
-      arrayBuffer: bytes,
-      blob,
-      file: new File([bytes], 'baiona.png', { type: 'image/png' }),
-      bitmap: await createImageBitmap(blob, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' }),
-      uint8: new Uint8Array(bytes),
+  test('progress events, every input type, concurrent calls queued not interleaved', async ({ app }) => {
+    // The native side of the last part (the PDF fixtures, then the CLI on its three inputs), while the browser boots
+    // and reads: as `retto --allow digits --text-layer auto` reads each input (one run for the three, a record each).
+    const NATIVE_INPUTS = ['baiona.png', 'pdf/text.pdf', 'pdf/stamped.pdf'];
+    const madePdfs = runNative([join('tests', 'e2e', 'make_pdfs.py'), join(DATA, 'pdf')]);
+    const nativeOut = madePdfs.then(() => runNative(['-m', 'retto', '--inputs', ...NATIVE_INPUTS.map((p) => join(DATA, p)),
+      '--allow', 'digits', '--text-layer', 'auto', '--no-progress', '--threads', '1'])).then(JSON.parse);
+    await app.open();
+    const fetched = new Set(); // every asset the page and its workers asked for while booting (the network's view)
+    const onRequest = (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/assets/')) fetched.add(path.slice('/assets/'.length));
     };
-    const log = [];
-    // All started at once: the client must run them one after another.
-    const runs = Object.entries(inputs).map(([kind, input]) => window.ocr.recognize(input, {
-      onProgress: (e) => log.push([kind, e.stage, e]),
-    }).then((r) => ({ kind, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) })));
-    const results = await Promise.all(runs);
-    return { results, log, callerBufferIntact: bytes.byteLength };
-  });
-  expect(out.callerBufferIntact).toBeGreaterThan(100000); // the caller's ArrayBuffer was not detached
-  const base = out.results[0];
-  expect(base.texts.length).toBeGreaterThanOrEqual(15);
-  for (const r of out.results) expect(r.texts, r.kind).toEqual(base.texts);
-  // never interleaved: once a call's events start, the previous call's are over
-  const order = out.log.map(([kind]) => kind);
-  const seen = [];
-  for (const k of order) if (seen.at(-1) !== k) seen.push(k);
-  expect(seen).toEqual(['arrayBuffer', 'blob', 'file', 'bitmap', 'uint8']);
-  // per-stage progress with counts
-  const first = out.log.filter(([kind]) => kind === 'arrayBuffer').map(([, stage, e]) => [stage, e]);
-  const stages = first.map(([s]) => s);
-  expect(stages[0]).toBe('decode');
-  expect(stages.at(-1)).toBe('done');
-  const det = first.find(([s]) => s === 'det')[1];
-  expect(det.boxes).toBeGreaterThanOrEqual(base.texts.length);
-  const recs = first.filter(([s]) => s === 'rec').map(([, e]) => e);
-  expect(recs.at(-1)).toMatchObject({ done: det.boxes, total: det.boxes });
-  expect(first.filter(([s]) => s === 'cls').at(-1)[1]).toMatchObject({ done: det.boxes, total: det.boxes });
-
-  // A second engine in this browser starts Python from the memory snapshot the first one stored
-  // (python_snapshot.js), and reads the same text.
-  const second = await app.page.evaluate(async () => {
-    const o = await window.Retto.create({ backend: 'wasm' });
-    const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
-    o.terminate();
-    return { first: window.ocr.info.python.start, start: o.info.python.start, texts: r.lines.map((l) => l.text) };
-  });
-  expect(second).toEqual({ first: 'fresh', start: 'snapshot', texts: base.texts });
-
-  // One more engine, with allow: 'digits' (config.rec.allow) and document.text_layer 'auto': an image reads only
-  // digits; a text PDF gives its own words (source text, no OCR, so no digit filter either); a scan stamped with
-  // one line of text is read by OCR. Each as `retto --allow digits --text-layer auto` reads it, boxes within 1 pt.
-  await madePdfs;
-  const both = await app.page.evaluate(async () => {
-    const o = await window.Retto.create({ backend: 'wasm', allow: 'digits', config: { document: { text_layer: 'auto' } } });
-    const read = async (path) => o.recognize(await (await fetch(`/__testdata__/${path}`)).arrayBuffer());
-    const image = await read('baiona.png');
-    const text = await read('pdf/text.pdf');
-    const stamped = await read('pdf/stamped.pdf');
-    o.terminate();
-    return { digits: image.lines.map((l) => [l.text, l.box]), text: text.pages[0], stamped: stamped.pages[0] };
-  });
-  const digits = both.digits;
-  const nativeRecords = await nativeOut;
-  expect(nativeRecords.map((r) => r.path)).toEqual(NATIVE_INPUTS.map((p) => join(DATA, p)));
-  const native = nativeRecords[0].lines.map((l) => [l.text, l.box]);
-  const [nativeText, nativeStamped] = [nativeRecords[1].pages[0], nativeRecords[2].pages[0]];
-  expect([both.text.source, nativeText.source, both.stamped.source, nativeStamped.source]).toEqual(['text', 'text', 'ocr', 'ocr']);
-  expect(both.text.lines.map((l) => l.text)).toEqual(['Invoice 2026-114 for the garden works',
-    'Total due: 1,250.00 EUR by 31 March', 'Thank you for your business.']);
-  const words = (page) => page.lines.flatMap((l) => l.words.map((w) => [w.text, w.box.flat().map((v) => v * 72 / page.dpi)]));
-  const [ours, theirs] = [words(both.text), words(nativeText)];
-  expect(ours.map(([t]) => t)).toEqual(theirs.map(([t]) => t));
-  ours.forEach(([t, box], i) => box.forEach((v, k) => expect(Math.abs(v - theirs[i][1][k]), `${t} ${k}: ${box} vs ${theirs[i][1]}`).toBeLessThanOrEqual(1)));
-  // The stamped scan's picture is scaled into its page, which pdf.js and PDFium resample differently, so its OCR
-  // text may differ by a character (pdf.spec.js compares OCR of 1:1 pages exactly). Both read the stamp by OCR,
-  // through the digit filter: its date as digits alone, not the text layer's "Received 2026-03-01".
-  for (const p of [both.stamped, nativeStamped]) expect(p.lines.map((l) => l.text.trim())).toContain('20260301');
-  expect(digits.every(([t]) => /^[0-9 ]*$/.test(t))).toBe(true);
-  expect(digits.some(([t]) => /[0-9]{4}/.test(t))).toBe(true);
-  expect(digits.map(([t]) => t)).toEqual(native.map(([t]) => t));
-  for (const [i, [, box]] of digits.entries()) {
-    box.forEach(([x, y], k) => {
-      expect(Math.abs(x - native[i][1][k][0])).toBeLessThanOrEqual(1);
-      expect(Math.abs(y - native[i][1][k][1])).toBeLessThanOrEqual(1);
+    app.context.on('request', onRequest);
+    const boot = await app.page.evaluate(async () => {
+      const events = [];
+      window.ocr = await window.Retto.create({ backend: 'wasm', onProgress: (e) => events.push(e) });
+      return events;
     });
-  }
+    app.context.off('request', onRequest);
+    const loads = boot.filter((e) => e.stage === 'load');
+    expect(loads.length).toBeGreaterThan(3);
+    // The total is known from the first event on and never changes; it is exactly the bytes of every asset the
+    // network saw requested (the asset manifest's sizes; the manifest's own length as the page receives it), so
+    // the onnxruntime wasm and Pyodide's files are in it, and nothing that was not fetched.
+    const { manifest, manifestBytes } = await app.page.evaluate(async () => {
+      const bytes = await (await fetch('/assets/manifest.json')).arrayBuffer();
+      return { manifest: JSON.parse(new TextDecoder().decode(bytes)), manifestBytes: bytes.byteLength };
+    });
+    expect(fetched.has('ort/ort-wasm-simd-threaded.wasm')).toBe(true);
+    expect([...fetched].filter((f) => /jsep/.test(f)), 'the WebGPU (JSEP) build is not fetched for wasm').toEqual([]);
+    const fetchedBytes = [...fetched].reduce((a, f) => a + (f === 'manifest.json' ? manifestBytes : manifest.files[f].size), 0);
+    expect(new Set(loads.map((e) => e.total))).toEqual(new Set([fetchedBytes]));
+    // Only forward: bytes, then the start-up steps; it ends full, with every step done.
+    for (let i = 1; i < loads.length; i++) {
+      expect(loads[i].loaded).toBeGreaterThanOrEqual(loads[i - 1].loaded);
+      expect(loads[i].steps.done).toBeGreaterThanOrEqual(loads[i - 1].steps.done);
+      if (loads[i - 1].phase === 'start') expect(loads[i].phase).toBe('start');
+    }
+    expect(loads.at(-1)).toMatchObject({ loaded: fetchedBytes, phase: 'start' });
+    expect(loads.at(-1).steps.done).toBe(loads.at(-1).steps.total);
+    expect(loads[0].phase).toBe('download');
+
+    const out = await app.page.evaluate(async () => {
+      const bytes = await (await fetch('/__testdata__/baiona.png')).arrayBuffer();
+      const blob = new Blob([bytes], { type: 'image/png' });
+      const inputs = {
+        arrayBuffer: bytes,
+        blob,
+        file: new File([bytes], 'baiona.png', { type: 'image/png' }),
+        bitmap: await createImageBitmap(blob, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' }),
+        uint8: new Uint8Array(bytes),
+      };
+      const log = [];
+      // All started at once: the client must run them one after another.
+      const runs = Object.entries(inputs).map(([kind, input]) => window.ocr.recognize(input, {
+        onProgress: (e) => log.push([kind, e.stage, e]),
+      }).then((r) => ({ kind, texts: r.lines.map((l) => l.text), boxes: r.lines.map((l) => l.box) })));
+      const results = await Promise.all(runs);
+      return { results, log, callerBufferIntact: bytes.byteLength };
+    });
+    expect(out.callerBufferIntact).toBeGreaterThan(100000); // the caller's ArrayBuffer was not detached
+    const base = out.results[0];
+    expect(base.texts.length).toBeGreaterThanOrEqual(15);
+    for (const r of out.results) expect(r.texts, r.kind).toEqual(base.texts);
+    // never interleaved: once a call's events start, the previous call's are over
+    const order = out.log.map(([kind]) => kind);
+    const seen = [];
+    for (const k of order) if (seen.at(-1) !== k) seen.push(k);
+    expect(seen).toEqual(['arrayBuffer', 'blob', 'file', 'bitmap', 'uint8']);
+    // per-stage progress with counts
+    const first = out.log.filter(([kind]) => kind === 'arrayBuffer').map(([, stage, e]) => [stage, e]);
+    const stages = first.map(([s]) => s);
+    expect(stages[0]).toBe('decode');
+    expect(stages.at(-1)).toBe('done');
+    const det = first.find(([s]) => s === 'det')[1];
+    expect(det.boxes).toBeGreaterThanOrEqual(base.texts.length);
+    const recs = first.filter(([s]) => s === 'rec').map(([, e]) => e);
+    expect(recs.at(-1)).toMatchObject({ done: det.boxes, total: det.boxes });
+    expect(first.filter(([s]) => s === 'cls').at(-1)[1]).toMatchObject({ done: det.boxes, total: det.boxes });
+
+    // A second engine in this browser starts Python from the memory snapshot the first one stored
+    // (python_snapshot.js), and reads the same text.
+    const second = await app.page.evaluate(async () => {
+      const o = await window.Retto.create({ backend: 'wasm' });
+      const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
+      o.terminate();
+      return { first: window.ocr.info.python.start, start: o.info.python.start, texts: r.lines.map((l) => l.text) };
+    });
+    expect(second).toEqual({ first: 'fresh', start: 'snapshot', texts: base.texts });
+
+    // One more engine, with allow: 'digits' (config.rec.allow) and document.text_layer 'auto': an image reads only
+    // digits; a text PDF gives its own words (source text, no OCR, so no digit filter either); a scan stamped with
+    // one line of text is read by OCR. Each as `retto --allow digits --text-layer auto` reads it, boxes within 1 pt.
+    await madePdfs;
+    const both = await app.page.evaluate(async () => {
+      const o = await window.Retto.create({ backend: 'wasm', allow: 'digits', config: { document: { text_layer: 'auto' } } });
+      const read = async (path) => o.recognize(await (await fetch(`/__testdata__/${path}`)).arrayBuffer());
+      const image = await read('baiona.png');
+      const text = await read('pdf/text.pdf');
+      const stamped = await read('pdf/stamped.pdf');
+      o.terminate();
+      return { digits: image.lines.map((l) => [l.text, l.box]), text: text.pages[0], stamped: stamped.pages[0] };
+    });
+    const digits = both.digits;
+    const nativeRecords = await nativeOut;
+    expect(nativeRecords.map((r) => r.path)).toEqual(NATIVE_INPUTS.map((p) => join(DATA, p)));
+    const native = nativeRecords[0].lines.map((l) => [l.text, l.box]);
+    const [nativeText, nativeStamped] = [nativeRecords[1].pages[0], nativeRecords[2].pages[0]];
+    expect([both.text.source, nativeText.source, both.stamped.source, nativeStamped.source]).toEqual(['text', 'text', 'ocr', 'ocr']);
+    expect(both.text.lines.map((l) => l.text)).toEqual(['Invoice 2026-114 for the garden works',
+      'Total due: 1,250.00 EUR by 31 March', 'Thank you for your business.']);
+    const words = (page) => page.lines.flatMap((l) => l.words.map((w) => [w.text, w.box.flat().map((v) => v * 72 / page.dpi)]));
+    const [ours, theirs] = [words(both.text), words(nativeText)];
+    expect(ours.map(([t]) => t)).toEqual(theirs.map(([t]) => t));
+    ours.forEach(([t, box], i) => box.forEach((v, k) => expect(Math.abs(v - theirs[i][1][k]), `${t} ${k}: ${box} vs ${theirs[i][1]}`).toBeLessThanOrEqual(1)));
+    // The stamped scan's picture is scaled into its page, which pdf.js and PDFium resample differently, so its OCR
+    // text may differ by a character (pdf.spec.js compares OCR of 1:1 pages exactly). Both read the stamp by OCR,
+    // through the digit filter: its date as digits alone, not the text layer's "Received 2026-03-01".
+    for (const p of [both.stamped, nativeStamped]) expect(p.lines.map((l) => l.text.trim())).toContain('20260301');
+    expect(digits.every(([t]) => /^[0-9 ]*$/.test(t))).toBe(true);
+    expect(digits.some(([t]) => /[0-9]{4}/.test(t))).toBe(true);
+    expect(digits.map(([t]) => t)).toEqual(native.map(([t]) => t));
+    for (const [i, [, box]] of digits.entries()) {
+      box.forEach(([x, y], k) => {
+        expect(Math.abs(x - native[i][1][k][0])).toBeLessThanOrEqual(1);
+        expect(Math.abs(y - native[i][1][k][1])).toBeLessThanOrEqual(1);
+      });
+    }
+  });
 });
 
 test('AbortSignal cancels (running and queued), and the next call works', async ({ app }) => {
