@@ -17,11 +17,32 @@ if { ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; } \
 fi
 
 echo "== python environment";  bash scripts/setup/setup_python.sh --test
-echo "== models";              .venv/bin/python scripts/setup/fetch_models.py
-echo "== test images";         .venv/bin/python scripts/setup/fetch_test_data.py
-echo "== labelled test set";   .venv/bin/python scripts/data/make_testset.py
-echo "== script test pages";  .venv/bin/python scripts/data/make_script_testset.py   # the Tesseract sets' pages
-echo "== npm packages";        bash scripts/setup/setup_npm.sh
+
+# The other set-up steps need the venv and nothing of each other, so they run side by side: the downloads (models,
+# test images, npm packages) wait on the network while the labelled pages are drawn on the CPU. One at a time, a
+# fresh clone's set-up left 43 % of the two cores idle (test-time.md, 2026-11-28 night). Each step's log is shown
+# in this order once all have ended; the first that failed stops the command with its exit code.
+mkdir -p test-results/setup
+steps=("models|.venv/bin/python scripts/setup/fetch_models.py"
+       "test images|.venv/bin/python scripts/setup/fetch_test_data.py"
+       "labelled test set|.venv/bin/python scripts/data/make_testset.py"
+       "script test pages|.venv/bin/python scripts/data/make_script_testset.py"   # the Tesseract sets' pages
+       "npm packages|bash scripts/setup/setup_npm.sh")
+pids=()
+for i in "${!steps[@]}"; do
+  bash -c "${steps[$i]#*|}" > "test-results/setup/$i.log" 2>&1 & pids+=($!)
+done
+failed=0
+for i in "${!steps[@]}"; do
+  status=0; wait "${pids[$i]}" || status=$?
+  echo "== ${steps[$i]%%|*}"
+  cat "test-results/setup/$i.log"
+  if [ "$status" != 0 ]; then
+    echo "set-up step \"${steps[$i]%%|*}\" failed (exit $status)" >&2
+    [ "$failed" != 0 ] || failed=$status
+  fi
+done
+[ "$failed" = 0 ] || exit "$failed"
 
 echo "== pytest"
 # Two processes, each test file kept in one (its session fixtures are made once); the 20 slowest are listed to
