@@ -38,8 +38,8 @@ test('strips: the browser gives the native result, tile by tile (no giant det in
     expect(error, `${name}: ${JSON.stringify(error)}`).toBeUndefined();
     // Texts identical; boxes within 2 px here, not 1: the column's words are small and its tiles are enlarged at
     // most 2x (det.max_upscale), so the det map's last-bit differences (see compare.js) can move a word box's
-    // corner pixel, which tilts its minimum-area rectangle: measured 2 px on 4 of 110 words with 1600 px tiles
-    // (the default set's global.max_side_len), 0 with 2000.
+    // corner pixel, which tilts its minimum-area rectangle: measured on the whole 110-word column, 2 px on 4 words
+    // with 1600 px tiles (an earlier default set's global.max_side_len), 0 with 2000.
     diffs.push(...diffResults(name, result, (await nativeOut)[i], { boxTolerancePx: 2 }));
   }
   const native = await nativeOut;
