@@ -1,67 +1,48 @@
-// Backend selection: WebGPU (SwiftShader here, so tiny inputs only) against wasm, the auto fallback and its
-// reason, and the single-threaded fallback when the page is not cross-origin isolated.
+// Backend selection without a GPU: the auto fallback and its reason, and the single-threaded fallback when the
+// page is not cross-origin isolated. (WebGPU and WebGL on this machine's software renderers: webgl.spec.js.)
 import { join } from 'node:path';
 import { DATA, expect, runNative, test } from '../fixtures.js';
 
-// A deterministic small cls batch: 2 crops of 48x192, values in the normalised range [-1, 1].
-function clsInput() {
-  const dims = [2, 3, 48, 192];
-  const data = new Float32Array(dims.reduce((a, b) => a * b));
-  let s = 12345;
-  for (let i = 0; i < data.length; i++) {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    data[i] = (s / 2147483648) * 2 - 1;
-  }
-  return { data: Array.from(data), dims };
-}
-
-test.describe('with --enable-unsafe-webgpu', () => {
-  test.use({ webgpu: true });
-
-  test('cls on WebGPU matches wasm within 1e-4', async ({ app }) => {
-    await app.open();
-    // auto skips a software (fallback) adapter, and says so; it runs everything on wasm.
-    const auto = await app.create({ backend: 'auto' });
-    expect(auto.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
-    expect(auto.probes.webgpu.ok).toBe(false);
-    expect(auto.probes.webgpu.info.fallbackAdapter).toBe(true);
-    expect(auto.fallbacks.cls.join(' ')).toMatch(/webgpu: .*software fallback/);
-
-    const { data, dims } = clsInput();
-    const out = await app.page.evaluate(async ({ data, dims }) => {
-      const wasm = await window.ocr.runModel('cls', data, dims);
-      // Explicitly asked for, WebGPU runs cls even on a software adapter.
-      const gpu = await window.Retto.create({ backend: { det: 'wasm', cls: 'webgpu', rec: 'wasm' } });
-      const web = await gpu.runModel('cls', data, dims);
-      const info = gpu.info;
-      gpu.terminate();
-      return { wasm: { ...wasm, data: Array.from(wasm.data) }, webgpu: { ...web, data: Array.from(web.data) }, info };
-    }, { data, dims });
-    expect(out.info.backend).toEqual({ det: 'wasm', cls: 'webgpu', rec: 'wasm' });
-    expect(out.info.runtime).toBe('ort.min.mjs'); // the JSEP build that has WebGPU
-    expect(out.wasm.backend).toBe('wasm');
-    expect(out.webgpu.backend).toBe('webgpu');
-    expect(out.webgpu.dims).toEqual([2, 2]);
-    expect(out.wasm.dims).toEqual([2, 2]);
-    const worst = Math.max(...out.wasm.data.map((v, i) => Math.abs(v - out.webgpu.data[i])));
-    expect(worst).toBeLessThanOrEqual(1e-4);
-    // real probabilities, not zeros: each row sums to 1
-    for (let r = 0; r < 2; r++) expect(out.webgpu.data[2 * r] + out.webgpu.data[2 * r + 1]).toBeCloseTo(1, 4);
-  });
-});
-
-test('without WebGPU, auto falls back to wasm per model and says why; webgpu alone is refused', async ({ app }) => {
+// Also the network guard's own check: the fixture fails any test that makes an off-origin request; this test
+// shows the guard sees the worker's own requests and that an off-origin one would never leave the browser.
+test('without WebGPU, auto falls back to wasm per model and says why; webgpu alone is refused; a full run stays on the app origin', async ({ app }) => {
+  const seen = [];
+  app.context.on('request', (r) => seen.push(r.url()));
   await app.open();
   const info = await app.create({ backend: 'auto' });
   expect(info.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
   for (const m of ['det', 'cls', 'rec']) expect(info.fallbacks[m].join(' ')).toMatch(/^webgpu: .*WebGPU/);
   expect(info.runtime).toBe('ort.wasm.min.mjs'); // no WebGPU: the smaller CPU-only runtime is loaded
   const { result } = await app.recognize('baiona.png');
+  expect(result.lines.length).toBeGreaterThanOrEqual(15);
   expect(result.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm', orient: 'wasm', reread: 'wasm', layout: 'wasm', table: 'wasm' });
   const err = await app.page.evaluate(() => window.Retto.create({ backend: 'webgpu' }).then(
     () => null, (e) => ({ code: e.code, message: e.message })));
   expect(err.code).toBe('backend_unavailable');
   expect(err.message).toMatch(/WebGPU/);
+
+  // The worker's loads are visible to the guard (so their absence elsewhere means something).
+  const paths = seen.map((u) => new URL(u).pathname);
+  for (const p of ['/assets/pyodide/pyodide.asm.wasm', '/assets/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl',
+    '/assets/ort/ort-wasm-simd-threaded.wasm', `/assets/models/${info.modelSet.name}/rec.onnx`]) {
+    expect(paths, p).toContain(p);
+  }
+  expect(paths.some((p) => /^\/assets\/py\/retto-.*\.whl$/.test(p))).toBe(true); // micropip, same origin
+  expect(app.offOrigin).toEqual([]);
+  // An off-origin fetch from inside the worker never leaves the browser: the Content-Security-Policy
+  // (connect-src 'self', scripts/serve_static.mjs) refuses it before any request is made, so the network guard
+  // records nothing, and Python sees the refusal.
+  const outcome = await app.page.evaluate((url) => window.ocr.evalPython(`
+from js import fetch
+try:
+    await fetch("${url}")
+    outcome = "fetched"
+except Exception as e:
+    outcome = "refused: " + str(e)
+outcome
+`), 'http://127.0.0.1:9/retto-guard-probe');
+  expect(outcome).toMatch(/^refused: /);
+  expect(app.offOrigin).toEqual([]);
 });
 
 test('without COOP/COEP it runs single-threaded, says why, and still matches native', async ({ app }) => {
