@@ -208,23 +208,27 @@ async function rendererMemory(app) {
 }
 
 test('a worker whose heap passed recycleHeapBytes is replaced after its job; results stay right', async ({ app }) => {
+  const large = draw('big', 5000, 6000); // a 30 MP page with one line of text, drawn while the browser boots
   await app.open();
   const info = await app.create({ backend: 'wasm' });
   expect(info.heapBytes).toBeGreaterThan(10e6);
   const mem = { boot: await rendererMemory(app) };
   const first = await app.recognize('baiona.png');
   const heap = { boot: info.heapBytes, baiona: first.stats.heapBytes };
-  // Recycle past what a small page needs, then read a 2550x3300 page (linn): the heap grows past it. A small page
-  // leaves 167-245 MB, by whether adaptive threads made their one-thread runtime and what ran on it (load-dependent),
-  // so the limit is above the most of that; linn leaves 700-740 MB.
+  // Recycle past what a small page needs, then read a 5000x6000 page: the heap grows past it. A small page leaves
+  // 167-245 MB, by whether adaptive threads made their one-thread runtime and what ran on it (load-dependent), so
+  // the limit is above the most of that. A page's pixels grow the heap more than its text: this page leaves about
+  // 500 MB; a 2550x3300 page with one line left 296 MB, under the limit; linn.png (2550x3300, full of text) left 700-740 MB, and reading it made
+  // this test five times as long.
   const limit = Math.max(heap.baiona, 250e6) + 64e6;
   await app.page.evaluate((bytes) => { window.ocr.recycleHeapBytes = bytes; }, limit);
-  const page = await app.recognize('linn.png');
+  const page = await app.recognize(await large);
   expect(page.error).toBeUndefined();
-  heap.linn = page.stats.heapBytes;
-  mem.linn = await rendererMemory(app);
-  expect(heap.linn).toBeGreaterThan(limit);
-  const again = await app.recognize('baiona.png'); // on the fresh worker (booted right after the linn job)
+  expect(texts(page.result)).toEqual(['A very large page']);
+  heap.large = page.stats.heapBytes;
+  mem.large = await rendererMemory(app);
+  expect(heap.large).toBeGreaterThan(limit);
+  const again = await app.recognize('baiona.png'); // on the fresh worker (booted right after the large page's job)
   heap.after = again.stats.heapBytes;
   mem.after = await rendererMemory(app);
   expect(await app.page.evaluate(() => window.ocr.boots)).toBe(2);
@@ -232,7 +236,7 @@ test('a worker whose heap passed recycleHeapBytes is replaced after its job; res
   // The fresh worker's adaptive thread rule began on the count the replaced one ended on (1 or 2, by the load).
   expect([1, 2]).toContain(page.stats.threads.threads);
   expect(again.stats.threads.start).toBe(page.stats.threads.threads);
-  expect(heap.after).toBeLessThan(heap.linn);
+  expect(heap.after).toBeLessThan(heap.large);
   console.log(`wasm heap MB: ${JSON.stringify(Object.fromEntries(Object.entries(heap).map(([k, v]) => [k, Math.round(v / 1e6)])))}`);
   console.log(`renderer memory: ${JSON.stringify(mem)}`);
 });
