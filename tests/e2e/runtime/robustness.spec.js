@@ -218,8 +218,8 @@ test('a worker whose heap passed recycleHeapBytes is replaced after its job; res
   // Recycle past what a small page needs, then read a 5000x6000 page: the heap grows past it. A small page leaves
   // 167-245 MB, by whether adaptive threads made their one-thread runtime and what ran on it (load-dependent), so
   // the limit is above the most of that. A page's pixels grow the heap more than its text: this page leaves about
-  // 500 MB; a 2550x3300 page with one line left 296 MB, under the limit; linn.png (2550x3300, full of text) left 700-740 MB, and reading it made
-  // this test five times as long.
+  // 500 MB, a 2550x3300 page with one line 296 MB (under the limit), and linn.png (2550x3300, full of text)
+  // 700-740 MB, but reading linn made this test five times as long.
   const limit = Math.max(heap.baiona, 250e6) + 64e6;
   await app.page.evaluate((bytes) => { window.ocr.recycleHeapBytes = bytes; }, limit);
   const page = await app.recognize(await large);
