@@ -1,5 +1,6 @@
-// Shared e2e fixtures: the dist/ servers (isolated and not), a fresh Chromium per test with a guard that
-// fails the test on any off-origin request, and helpers to drive the client API inside the page.
+// Shared e2e fixtures: the dist/ servers (isolated and not), a fresh Chromium per test (`app`) or one booted
+// engine per Playwright worker for tests that only read and compare (`engine`), each with a guard that fails the
+// test on any off-origin request, and helpers to drive the client API inside the page.
 //
 // Warm by default: each test's Chromium starts from its own copy of a profile that has visited the app once
 // (made once per Playwright worker, against that worker's servers: HTTP cache, compiled wasm, the stored Python
@@ -90,6 +91,39 @@ async function makeWarmProfile(isolatedUrl) {
   return dir;
 }
 
+/** In `page`, window[ocr].recognize a file of tests/data (fetched same-origin) or bytes: {result, stats} or {error}. */
+function recognizeIn(page, nameOrBytes, { ocr = 'ocr' } = {}) {
+  return page.evaluate(async ({ input, ocr }) => {
+    const data = typeof input === 'string'
+      ? await (await fetch(`/__testdata__/${input}`)).arrayBuffer() : new Uint8Array(input).buffer;
+    try {
+      const result = await window[ocr].recognize(data);
+      return { result, stats: window[ocr].lastStats };
+    } catch (e) {
+      return { error: { code: e.code, message: e.message } };
+    }
+  }, { input: typeof nameOrBytes === 'string' ? nameOrBytes : Array.from(nameOrBytes), ocr });
+}
+
+/** Record every request of `context` that leaves the servers' origins in `offOrigin`, and block it, so nothing
+ * leaves this machine even if the app regressed. */
+async function guardOrigins(context, servers, offOrigin) {
+  const origins = new Set(Object.values(servers).map((u) => new URL(u).origin));
+  context.on('request', (req) => {
+    const u = new URL(req.url());
+    if ((u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'ws:') && !origins.has(u.origin)) {
+      offOrigin.push(req.url());
+    }
+  });
+  await context.route((url) => !origins.has(url.origin) && /^(https?|wss?):$/.test(url.protocol),
+    (route) => route.abort('blockedbyclient'));
+}
+
+function collectLogs(page, logs) {
+  page.on('console', (m) => logs.push(`[${m.type()}] ${m.text()}`));
+  page.on('pageerror', (e) => logs.push(`[pageerror] ${e.message}`));
+}
+
 export const test = base.extend({
   // Two servers of the same dist/: with COOP/COEP (the product) and without (to test the fallback).
   servers: [async ({}, use) => {
@@ -128,20 +162,10 @@ export const test = base.extend({
       context = await browser.newContext();
     }
     const offOrigin = [];
-    const origins = new Set(Object.values(servers).map((u) => new URL(u).origin));
-    context.on('request', (req) => {
-      const u = new URL(req.url());
-      if ((u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'ws:') && !origins.has(u.origin)) {
-        offOrigin.push(req.url());
-      }
-    });
-    // ...and is blocked, so nothing leaves this machine even if the app regressed (recorded above).
-    await context.route((url) => !origins.has(url.origin) && /^(https?|wss?):$/.test(url.protocol),
-      (route) => route.abort('blockedbyclient'));
+    await guardOrigins(context, servers, offOrigin);
     const page = context.pages()[0] || await context.newPage();
     const logs = [];
-    page.on('console', (m) => logs.push(`[${m.type()}] ${m.text()}`));
-    page.on('pageerror', (e) => logs.push(`[pageerror] ${e.message}`));
+    collectLogs(page, logs);
     const api = {
       page,
       context,
@@ -174,18 +198,7 @@ export const test = base.extend({
         }, options);
       },
       /** recognize a file of tests/data (fetched same-origin) or bytes; returns {result} or {error}. */
-      async recognize(nameOrBytes, { ocr = 'ocr' } = {}) {
-        return page.evaluate(async ({ input, ocr }) => {
-          const data = typeof input === 'string'
-            ? await (await fetch(`/__testdata__/${input}`)).arrayBuffer() : new Uint8Array(input).buffer;
-          try {
-            const result = await window[ocr].recognize(data);
-            return { result, stats: window[ocr].lastStats };
-          } catch (e) {
-            return { error: { code: e.code, message: e.message } };
-          }
-        }, { input: typeof nameOrBytes === 'string' ? nameOrBytes : Array.from(nameOrBytes), ocr });
-      },
+      recognize: (nameOrBytes, options) => recognizeIn(page, nameOrBytes, options),
     };
     await use(api);
     if (testInfo.status !== testInfo.expectedStatus) {
@@ -195,6 +208,45 @@ export const test = base.extend({
     else await context.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
     expect(offOrigin, 'requests left the app origin').toEqual([]);
+  },
+
+  // One engine for the tests that only read with the default set on wasm and compare what they get: booted once
+  // per Playwright worker (Retto.create({ backend: 'wasm' }) as window.ocr on dev.html, from a copy of the warm
+  // profile). Such a test skips its own Chromium start, boot and first read: about 9 core-seconds each on this
+  // 2-core machine (test-time.md). Each test still has its own off-origin guard and console log. Playwright starts
+  // a new worker (so a new engine) after a failed test. Tests about a boot, a first page, memory figures, other
+  // options or a worker's end use `app` instead.
+  sharedEngine: [async ({ servers, warmProfile }, use) => {
+    const profile = mkdtempSync(join(tmpdir(), 'retto-shared-'));
+    cpSync(warmProfile, profile, { recursive: true });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    const state = { offOrigin: [], logs: [] };
+    await guardOrigins(context, servers, state.offOrigin);
+    const page = context.pages()[0] || await context.newPage();
+    collectLogs(page, state.logs);
+    await page.goto(`${servers.isolated}dev.html?boot=0`);
+    await page.waitForFunction(() => window.Retto);
+    const info = await page.evaluate(async () => {
+      window.ocr = await window.Retto.create({ backend: 'wasm' });
+      return window.ocr.info;
+    });
+    await use({ context, page, info, state });
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }, { scope: 'worker' }],
+
+  /** The worker's shared engine (above) for one test: {page, context, info, offOrigin, logs, recognize}. */
+  engine: async ({ sharedEngine }, use, testInfo) => {
+    const { page, context, info, state } = sharedEngine;
+    state.offOrigin.length = 0;
+    state.logs.length = 0;
+    await use({ page, context, info, offOrigin: state.offOrigin, logs: state.logs,
+      recognize: (nameOrBytes, options) => recognizeIn(page, nameOrBytes, options) });
+    if (testInfo.status !== testInfo.expectedStatus) {
+      await testInfo.attach('browser-console', { body: state.logs.join('\n'), contentType: 'text/plain' });
+    }
+    expect(state.offOrigin, 'requests left the app origin').toEqual([]);
   },
 });
 

@@ -120,10 +120,8 @@ test('page: a page dropped sideways is shown upright, boxes on their words, text
   expect(Math.max(...col(0))).toBeLessThan(Math.min(...col(1))); // the first column before the second
 });
 
-test('client: a two-column page reads the same in the browser and natively', async ({ app }) => {
-  await app.open();
-  await app.create({ backend: 'wasm' });
-  const [native, got] = await Promise.all([nativeResult(TWO), app.recognize(readFileSync(TWO))]);
+test('client: a two-column page reads the same in the browser and natively', async ({ engine }) => {
+  const [native, got] = await Promise.all([nativeResult(TWO), engine.recognize(readFileSync(TWO))]);
   expect(got.error).toBeUndefined();
   expect(parityDiffs('columns_two.png', got.result, native)).toEqual([]);
 });

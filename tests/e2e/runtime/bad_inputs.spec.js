@@ -5,19 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, runNative, test } from '../fixtures.js';
 
-test('bad inputs: same error codes as native, worker survives', async ({ app }) => {
+test('bad inputs: same error codes as native, worker survives', async ({ engine }) => {
   const dir = mkdtempSync(join(tmpdir(), 'retto-bad-'));
-  const nativeOut = runNative(['tests/e2e/native_ref.py', 'bad-inputs', dir]); // while the browser boots
-  await app.open();
-  await app.create({ backend: 'wasm' });
+  const nativeOut = runNative(['tests/e2e/native_ref.py', 'bad-inputs', dir]);
   const native = JSON.parse(await nativeOut);
   expect(Object.keys(native).sort()).toEqual(['bomb_50000x50000.png', 'empty.png', 'notes.png', 'one_pixel.png',
     'truncated.jpg', 'truncated.png']);
-  await app.page.evaluate(() => window.ocr.evalPython('import builtins\nbuiltins._retto_e2e_marker = 4242'));
+  await engine.page.evaluate(() => window.ocr.evalPython('import builtins\nbuiltins._retto_e2e_marker = 4242'));
 
   for (const [name, want] of Object.entries(native)) {
     const t0 = Date.now();
-    const got = await app.recognize(readFileSync(join(dir, name)));
+    const got = await engine.recognize(readFileSync(join(dir, name)));
     if (want.error) {
       expect(got.error?.code, `${name}: ${JSON.stringify(got)}`).toBe(want.error.code);
       expect(got.error.message.length, name).toBeGreaterThan(10);
@@ -29,7 +27,7 @@ test('bad inputs: same error codes as native, worker survives', async ({ app }) 
     }
   }
   // Same interpreter (not a replaced worker), and it still recognises a real image.
-  expect(await app.page.evaluate(() => window.ocr.evalPython('import builtins\nbuiltins._retto_e2e_marker'))).toBe(4242);
-  const { result } = await app.recognize('baiona.png');
+  expect(await engine.page.evaluate(() => window.ocr.evalPython('import builtins\nbuiltins._retto_e2e_marker'))).toBe(4242);
+  const { result } = await engine.recognize('baiona.png');
   expect(result.lines.length).toBeGreaterThanOrEqual(15);
 });

@@ -45,14 +45,12 @@ test('hostile PDFs: the bad page is refused as natively, the good page reads, re
   expect(peak).toBeLessThanOrEqual(1500);
 });
 
-test('structures the runtimes read differently: the same document record (or error) in both', async ({ app }) => {
+test('structures the runtimes read differently: the same document record (or error) in both', async ({ engine }) => {
   test.setTimeout(TIMEOUT);
   const dir = join(DATA, 'generated', 'disagreeing');
   const names = JSON.parse(await runNative([join('tests', 'py', 'hostile_pdfs.py'), dir, 'disagreeing']));
-  const out = runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress']) // while the browser boots
+  const out = runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress'])
     .catch((e) => { if (e.code !== 1) throw e; return e.stdout; });
-  await app.open();
-  await app.create({ backend: 'wasm' });
   const native = Object.fromEntries((await out).trim().split('\n').map((line) => JSON.parse(line))
     .map((r) => [r.path.split('/').at(-1), r]));
   // What a reader can compare: the error (code and message) or the page count, warnings, each page's size and texts.
@@ -60,7 +58,7 @@ test('structures the runtimes read differently: the same document record (or err
     pages: r.pages.map((p) => (p.error ? { error: p.error } : { image: p.image, texts: p.lines.map((l) => l.text) })) });
   const seen = {};
   for (const name of names) {
-    const got = await app.recognize(`generated/disagreeing/${name}`);
+    const got = await engine.recognize(`generated/disagreeing/${name}`);
     seen[name] = shape(got.result ?? got);
     console.log(`${name}: browser ${JSON.stringify(seen[name])} native ${JSON.stringify(shape(native[name]))}`);
   }
@@ -110,7 +108,7 @@ test('a line over the rec window limit reads in windows in the browser as native
 // name holds them).
 const HOSTILE_NAME = 'scan\x01\x07\x1b[31m\t<script>alert(1)<\\script><img src=x onerror=alert(2)>&amp;\u202e]]>\x7f.png';
 
-test('a hostile file name: hOCR and ALTO from the browser export are well-formed, byte for byte the native files', async ({ app }) => {
+test('a hostile file name: hOCR and ALTO from the browser export are well-formed, byte for byte the native files', async ({ engine }) => {
   test.setTimeout(TIMEOUT);
   const { mkdirSync, copyFileSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
   const dir = join(DATA, 'generated', 'hostile_name');
@@ -119,7 +117,7 @@ test('a hostile file name: hOCR and ALTO from the browser export are well-formed
   const file = join(dir, HOSTILE_NAME);
   copyFileSync(join(DATA, '..', 'testset', 'pages', 'dark_ui.png'), file);
   // Natively: the CLI's record, and its hOCR and ALTO as the CLI writes them (retto.export.render under the path).
-  // (both while the browser boots)
+  // (both while the browser reads the file)
   const recordFile = join(DATA, 'generated', 'hostile_name.json');
   const nativeOut = (async () => {
     const record = JSON.parse(await runNative(['-m', 'retto', '--inputs', dir, '--format', 'jsonl', '--no-progress']));
@@ -128,12 +126,10 @@ test('a hostile file name: hOCR and ALTO from the browser export are well-formed
       + 'r = json.loads(open(sys.argv[1], encoding="utf-8").read()); '
       + 'print(json.dumps({f: export.render(r, f, r["path"]) + "\\n" for f in ("hocr", "alto")}))', recordFile])) };
   })();
-  await app.open();
-  await app.create({ backend: 'wasm' });
-  const got = await app.recognize(readFileSync(file));
+  const got = await engine.recognize(readFileSync(file));
   const { record, native } = await nativeOut;
   expect(got.error).toBeUndefined();
-  const out = await app.page.evaluate(async ({ nativeRecord, own, name }) => {
+  const out = await engine.page.evaluate(async ({ nativeRecord, own, name }) => {
     const parse = (text, type) => {
       const doc = new DOMParser().parseFromString(text, type);
       return { wellFormed: doc.getElementsByTagName('parsererror').length === 0,

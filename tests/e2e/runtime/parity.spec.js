@@ -16,18 +16,17 @@ async function keep(image, result) {
   await writeFile(join(RESULTS, `${image}.json`), `${JSON.stringify(rest, null, 1)}\n`);
 }
 
-test('browser (wasm) matches native line by line on typewriter, linn, baiona', async ({ app }) => {
+test('browser (wasm) matches native line by line on typewriter, linn, baiona', async ({ engine }) => {
   const nativeOut = runNative(['-m', 'retto', '--images', ...IMAGES.map((f) => join(DATA, f)), '--format', 'json', '--no-progress']);
-  await app.open();
-  const info = await app.create({ backend: 'wasm' });
+  const { info } = engine; // the default set on wasm (fixtures.js)
   expect(info.backend).toEqual({ det: 'wasm', cls: 'wasm', rec: 'wasm' });
   expect(info.wasm.crossOriginIsolated).toBe(true);
-  expect(info.wasm.threads).toBe(await app.page.evaluate(() => navigator.hardwareConcurrency));
+  expect(info.wasm.threads).toBe(await engine.page.evaluate(() => navigator.hardwareConcurrency));
   const native = Object.fromEntries(JSON.parse(await nativeOut).map((r) => [r.path.split('/').pop(), r]));
 
   const diffs = [];
   for (const image of IMAGES) {
-    const { result, error } = await app.recognize(image);
+    const { result, error } = await engine.recognize(image);
     expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
     expect(native[image].error, `native ${image}`).toBeUndefined();
     expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(10);
@@ -37,7 +36,7 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
     await keep(image, result);
     // Adaptive threads (thread_choice.js): every job says the count in use and why; a probe ran one thread early
     // (its third model call), so these results include calls on both runtimes.
-    const { threads } = await app.page.evaluate(() => window.ocr.lastStats);
+    const { threads } = await engine.page.evaluate(() => window.ocr.lastStats);
     expect([1, info.wasm.threads]).toContain(threads.threads);
     expect(threads.reason).toMatch(/^(1 thread|\d+ threads): /);
     expect(threads.calls).toBeGreaterThan(3);
@@ -52,16 +51,14 @@ test('browser (wasm) matches native line by line on typewriter, linn, baiona', a
 // regions and cells as the native CLI.
 const HARD = ['hard_short_entries.png', 'hard_white_on_transparent.png', 'hard_receipt.png', 'hard_table_ruled.png'];
 
-test('browser (wasm) matches native on the hard pages the accuracy stages change', async ({ app }) => {
+test('browser (wasm) matches native on the hard pages the accuracy stages change', async ({ engine }) => {
   const pages = join(DATA, '..', 'testset', 'pages');
   const nativeOut = runNative(['-m', 'retto', '--images', ...HARD.map((f) => join(pages, f)), '--format', 'json', '--no-progress']);
-  await app.open();
-  await app.create({ backend: 'wasm' });
   const native = Object.fromEntries(JSON.parse(await nativeOut).map((r) => [r.path.split('/').pop(), r]));
   const diffs = [];
   for (const image of HARD) {
     const bytes = await readFile(join(pages, image));
-    const { result, error } = await app.recognize(bytes);
+    const { result, error } = await engine.recognize(bytes);
     expect(error, `${image}: ${JSON.stringify(error)}`).toBeUndefined();
     expect(native[image].lines.length, `native found text in ${image}`).toBeGreaterThan(3);
     diffs.push(...diffResults(image, result, native[image]));

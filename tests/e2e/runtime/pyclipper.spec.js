@@ -6,15 +6,13 @@ import { expect, runNative, test } from '../fixtures.js';
 const SEED = 20261123;
 const N = 300;
 
-test('pyclipper shim == native pyclipper on random offset cases', async ({ app }) => {
-  const nativeOut = runNative(['tests/e2e/native_ref.py', 'clip-cases', String(SEED), String(N)]); // while the browser boots
-  await app.open();
-  await app.create({ backend: 'wasm' });
+test('pyclipper shim == native pyclipper on random offset cases', async ({ engine }) => {
+  const nativeOut = runNative(['tests/e2e/native_ref.py', 'clip-cases', String(SEED), String(N)]);
   const native = JSON.parse(await nativeOut);
   expect(native.cases.length).toBe(N);
   expect(native.offset.filter((sol) => sol.length > 0).length).toBeGreaterThan(N * 0.9); // real polygons out
 
-  const got = JSON.parse(await app.page.evaluate((code) => window.ocr.evalPython(code), `
+  const got = JSON.parse(await engine.page.evaluate((code) => window.ocr.evalPython(code), `
 import json, pyclipper
 from retto.ops import clip
 

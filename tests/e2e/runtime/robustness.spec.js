@@ -151,16 +151,14 @@ test('an abort the running job cannot hear (a huge decode) ends its worker: the 
   expect(out.nextMs).toBeLessThan(100 + bootMs + 15000);
 });
 
-test('transparent PNG: bytes and ImageBitmap composite on white alike, and read like the native CLI', async ({ app }) => {
+test('transparent PNG: bytes and ImageBitmap composite on white alike, and read like the native CLI', async ({ engine }) => {
   const png = await draw('alpha', 560, 150);
   const dir = mkdtempSync(join(tmpdir(), 'retto-alpha-'));
   writeFileSync(join(dir, 'alpha.png'), png);
   const nativeOut = runNative(['-m', 'retto', '--images', join(dir, 'alpha.png'), '--format', 'json', '--no-progress']);
-  await app.open(); // while the native CLI reads it
-  await app.create({ backend: 'wasm' });
   const native = JSON.parse(await nativeOut)[0];
   expect(texts(native).length).toBe(2);
-  const out = await app.page.evaluate(async (bytes) => {
+  const out = await engine.page.evaluate(async (bytes) => {
     const blob = new Blob([new Uint8Array(bytes)], { type: 'image/png' });
     const bitmap = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
     return { bytes: await window.ocr.recognize(blob), bitmap: await window.ocr.recognize(bitmap) };

@@ -20,20 +20,18 @@ out = Path(sys.argv[1])
 (out / "column.png").write_bytes(png(Image.open(io.BytesIO(column()[0])).crop((0, 0, 100, 2400))))
 `;
 
-test('strips: the browser gives the native result, tile by tile (no giant det input)', async ({ app }) => {
+test('strips: the browser gives the native result, tile by tile (no giant det input)', async ({ engine }) => {
   const dir = mkdtempSync(join(tmpdir(), 'retto-strips-'));
   const names = ['thin.png', 'column.png'];
-  // Written, then read natively, while the browser boots (and reads them).
+  // Written, then read natively, while the browser reads them.
   const made = runNative(['-c', MAKE, dir]);
   const nativeOut = made.then(() => runNative(['-m', 'retto', '--images', ...names.map((n) => join(dir, n)),
     '--format', 'json', '--no-progress'])).then(JSON.parse);
-  await app.open();
-  await app.create({ backend: 'wasm' });
   await made;
   const diffs = [];
   const detCalls = {};
   for (const [i, name] of names.entries()) {
-    const { result, error, stats } = await app.recognize(readFileSync(join(dir, name)));
+    const { result, error, stats } = await engine.recognize(readFileSync(join(dir, name)));
     detCalls[name] = stats?.models.det.calls;
     expect(error, `${name}: ${JSON.stringify(error)}`).toBeUndefined();
     // Texts identical; boxes within 2 px here, not 1: the column's words are small and its tiles are enlarged at
