@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { CSP, ISOLATION_HEADERS, SECURITY_HEADERS, startServer } from '../../../scripts/serve_static.mjs';
-import { DATA, DIST, ROOT, expect, launchChromium, test } from '../fixtures.js';
+import { DATA, DIST, ROOT, expect, launchChromium, runNative, test } from '../fixtures.js';
 
 const BOOT_TIMEOUT = 3 * 60_000;
 const OCR_TIMEOUT = 6 * 60_000;
@@ -287,15 +287,27 @@ test('serving: /embed-example/ reads its sample under the CSP, zero violations',
   }
 });
 
-test('serving: dev.html without isolation (one thread) reads baiona.png under the CSP, zero violations', async () => {
+// Also the single-threaded fallback itself: without COOP/COEP the engine says why it uses one thread, and still
+// reads as the native CLI does.
+test('serving: dev.html without isolation runs on one thread, says why, reads baiona.png as natively under the CSP, zero violations', async () => {
+  const nativeOut = runNative(['-m', 'retto', '--images', join(DATA, 'baiona.png'), '--format', 'json', '--no-progress']);
   const env = await underCsp({ isolation: false });
   try {
     const { page } = env;
     await page.goto(`${env.url}dev.html`);
     await expect(page.locator('#status')).toContainText('Ready', { timeout: BOOT_TIMEOUT });
     await expect(page.locator('#status')).toContainText('threads 1');
+    expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(false);
+    const info = await page.evaluate(() => window.retto.info);
+    expect(info.wasm.crossOriginIsolated).toBe(false);
+    expect(info.wasm.threads).toBe(1);
+    expect(info.wasm.threadsReason).toMatch(/not cross-origin isolated.*COOP\/COEP/);
     await page.locator('#file').setInputFiles(join(DATA, 'baiona.png'));
     await expect(page.locator('#status')).toContainText(/baiona\.png: \d+ lines/, { timeout: OCR_TIMEOUT });
+    const result = JSON.parse(await page.locator('#output').textContent());
+    const [native] = JSON.parse(await nativeOut);
+    expect(native.lines.length).toBeGreaterThanOrEqual(15);
+    expect(result.lines.map((l) => l.text)).toEqual(native.lines.map((l) => l.text));
     expect(await env.violations()).toEqual([]);
   } finally {
     await env.close();

@@ -1,7 +1,6 @@
-// Backend selection without a GPU: the auto fallback and its reason, and the single-threaded fallback when the
-// page is not cross-origin isolated. (WebGPU and WebGL on this machine's software renderers: webgl.spec.js.)
-import { join } from 'node:path';
-import { DATA, expect, runNative, test } from '../fixtures.js';
+// Backend selection without a GPU: the auto fallback and its reason. (WebGPU and WebGL on this machine's software
+// renderers: webgl.spec.js; the single-threaded fallback without COOP/COEP: serving.spec.js, under the CSP.)
+import { expect, test } from '../fixtures.js';
 
 // Also the network guard's own check: the fixture fails any test that makes an off-origin request; this test
 // shows the guard sees the worker's own requests and that an off-origin one would never leave the browser.
@@ -43,19 +42,4 @@ outcome
 `), 'http://127.0.0.1:9/retto-guard-probe');
   expect(outcome).toMatch(/^refused: /);
   expect(app.offOrigin).toEqual([]);
-});
-
-test('without COOP/COEP it runs single-threaded, says why, and still matches native', async ({ app }) => {
-  const nativeOut = runNative(['-m', 'retto', '--images', join(DATA, 'baiona.png'), '--format', 'json', '--no-progress']);
-  await app.open({ isolated: false });
-  expect(await app.page.evaluate(() => self.crossOriginIsolated)).toBe(false);
-  const info = await app.create({ backend: 'wasm' });
-  expect(info.wasm.crossOriginIsolated).toBe(false);
-  expect(info.wasm.threads).toBe(1);
-  expect(info.wasm.threadsReason).toMatch(/not cross-origin isolated.*COOP\/COEP/);
-  const { result, error } = await app.recognize('baiona.png');
-  expect(error).toBeUndefined();
-  const [native] = JSON.parse(await nativeOut);
-  expect(result.lines.map((l) => l.text)).toEqual(native.lines.map((l) => l.text));
-  expect(native.lines.length).toBeGreaterThanOrEqual(15);
 });

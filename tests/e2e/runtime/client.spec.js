@@ -87,17 +87,7 @@ test.describe('a first visit', () => {
     expect(recs.at(-1)).toMatchObject({ done: det.boxes, total: det.boxes });
     expect(first.filter(([s]) => s === 'cls').at(-1)[1]).toMatchObject({ done: det.boxes, total: det.boxes });
 
-    // A second engine in this browser starts Python from the memory snapshot the first one stored
-    // (python_snapshot.js), and reads the same text.
-    const second = await app.page.evaluate(async () => {
-      const o = await window.Retto.create({ backend: 'wasm' });
-      const r = await o.recognize(await (await fetch('/__testdata__/baiona.png')).arrayBuffer());
-      o.terminate();
-      return { first: window.ocr.info.python.start, start: o.info.python.start, texts: r.lines.map((l) => l.text) };
-    });
-    expect(second).toEqual({ first: 'fresh', start: 'snapshot', texts: base.texts });
-
-    // One more engine, with allow: 'digits' (config.rec.allow) and document.text_layer 'auto': an image reads only
+    // A second engine, with allow: 'digits' (config.rec.allow) and document.text_layer 'auto': an image reads only
     // digits; a text PDF gives its own words (source text, no OCR, so no digit filter either); a scan stamped with
     // one line of text is read by OCR. Each as `retto --allow digits --text-layer auto` reads it, boxes within 1 pt.
     await madePdfs;
