@@ -187,8 +187,15 @@ test('declared size: huge WebP/PNG headers and a huge ImageBitmap are refused be
       return { code, ms: performance.now() - t0 };
     };
     const bitmap = await createImageBitmap(new ImageData(2500, 2000)); // 5 MP, over this instance's 4 MP
-    return { webp: await timed(new Uint8Array(webp)), png: await timed(new Uint8Array(png)), bitmap: await timed(bitmap) };
+    const round = async () => ({ webp: await timed(new Uint8Array(webp)), png: await timed(new Uint8Array(png)),
+      bitmap: await timed(bitmap) });
+    // Twice: the worker's first job pays one-time costs (in CI, with another browser test on the two cores, the
+    // first WebP took 2.2 s once); the second round is timed.
+    return { first: await round(), ...(await round()) };
   }, { webp: Array.from(Buffer.from(WEBP_16000, 'hex')), png: Array.from(png) });
+  console.log(`declared size, ms: first ${JSON.stringify(Object.fromEntries(Object.entries(out.first).map(([k, v]) => [k, Math.round(v.ms)])))}`
+    + `, then ${JSON.stringify({ webp: Math.round(out.webp.ms), png: Math.round(out.png.ms), bitmap: Math.round(out.bitmap.ms) })}`);
+  for (const k of ['webp', 'png', 'bitmap']) expect(out.first[k].code, k).toBe(out[k].code);
   expect(out.webp.code).toBe('image_too_large: 16000x16000 is 256 megapixels; the limit is 4 megapixels');
   expect(out.png.code).toBe(out.webp.code);
   expect(out.bitmap.code).toBe('image_too_large: 2500x2000 is 5 megapixels; the limit is 4 megapixels');
