@@ -124,6 +124,24 @@ function collectLogs(page, logs) {
   page.on('pageerror', (e) => logs.push(`[pageerror] ${e.message}`));
 }
 
+/** Chromium on a throw-away copy of the warm profile: {context, profile} (the copy's folder, removed by the caller). */
+async function launchWarmCopy(warmProfile, { webgpu = false } = {}) {
+  const profile = mkdtempSync(join(tmpdir(), 'retto-profile-'));
+  cpSync(warmProfile, profile, { recursive: true });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: [...CHROMIUM_ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : [])] });
+  return { context, profile };
+}
+
+/** After a test: its browser console attached when it failed; no request may have left the app origin. */
+async function endTest(testInfo, logs, offOrigin) {
+  if (testInfo.status !== testInfo.expectedStatus) {
+    await testInfo.attach('browser-console', { body: logs.join('\n'), contentType: 'text/plain' });
+  }
+  expect(offOrigin, 'requests left the app origin').toEqual([]);
+}
+
 export const test = base.extend({
   // Two servers of the same dist/: with COOP/COEP (the product) and without (to test the fallback).
   servers: [async ({}, use) => {
@@ -152,11 +170,7 @@ export const test = base.extend({
     let context;
     let profile = null;
     if (warm) {
-      profile = mkdtempSync(join(tmpdir(), 'retto-profile-'));
-      cpSync(warmProfile, profile, { recursive: true });
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-        args: [...CHROMIUM_ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : [])] });
+      ({ context, profile } = await launchWarmCopy(warmProfile, { webgpu }));
     } else {
       browser = await launchChromium({ webgpu });
       context = await browser.newContext();
@@ -201,13 +215,10 @@ export const test = base.extend({
       recognize: (nameOrBytes, options) => recognizeIn(page, nameOrBytes, options),
     };
     await use(api);
-    if (testInfo.status !== testInfo.expectedStatus) {
-      await testInfo.attach('browser-console', { body: logs.join('\n'), contentType: 'text/plain' });
-    }
     if (browser) await browser.close();
     else await context.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
-    expect(offOrigin, 'requests left the app origin').toEqual([]);
+    await endTest(testInfo, logs, offOrigin);
   },
 
   // One engine for the tests that only read with the default set on wasm and compare what they get: booted once
@@ -217,10 +228,7 @@ export const test = base.extend({
   // a new worker (so a new engine) after a failed test. Tests about a boot, a first page, memory figures, other
   // options or a worker's end use `app` instead.
   sharedEngine: [async ({ servers, warmProfile }, use) => {
-    const profile = mkdtempSync(join(tmpdir(), 'retto-shared-'));
-    cpSync(warmProfile, profile, { recursive: true });
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    const { context, profile } = await launchWarmCopy(warmProfile);
     const state = { offOrigin: [], logs: [] };
     await guardOrigins(context, servers, state.offOrigin);
     const page = context.pages()[0] || await context.newPage();
@@ -243,10 +251,7 @@ export const test = base.extend({
     state.logs.length = 0;
     await use({ page, context, info, offOrigin: state.offOrigin, logs: state.logs,
       recognize: (nameOrBytes, options) => recognizeIn(page, nameOrBytes, options) });
-    if (testInfo.status !== testInfo.expectedStatus) {
-      await testInfo.attach('browser-console', { body: state.logs.join('\n'), contentType: 'text/plain' });
-    }
-    expect(state.offOrigin, 'requests left the app origin').toEqual([]);
+    await endTest(testInfo, state.logs, state.offOrigin);
   },
 });
 
