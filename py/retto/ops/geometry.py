@@ -149,6 +149,34 @@ def polygon_area_perimeter(poly: np.ndarray):
     return float(area), float(np.hypot(d[:, 0], d[:, 1]).sum())
 
 
+def clip_convex(subject: np.ndarray, clip: np.ndarray) -> np.ndarray:
+    """The part of convex polygon `subject` inside convex polygon `clip` (Sutherland-Hodgman; both given in either
+    winding); an empty array when they do not overlap."""
+    clip = np.asarray(clip, dtype=np.float64)
+    x, y = clip[:, 0], clip[:, 1]
+    sign = 1.0 if np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)) >= 0 else -1.0
+    out = [tuple(p) for p in np.asarray(subject, dtype=np.float64)]
+    for a, b in zip(clip, np.roll(clip, -1, axis=0)):
+        if not out:
+            break
+        side = lambda p: sign * ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]))
+        points, out = out, []
+        for p, q in zip(points, points[1:] + points[:1]):
+            sp, sq = side(p), side(q)
+            if sp >= 0:
+                out.append(p)
+            if (sp >= 0) != (sq >= 0):
+                t = sp / (sp - sq)
+                out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    return np.array(out, dtype=np.float64).reshape(-1, 2)
+
+
+def overlap_area(a: np.ndarray, b: np.ndarray) -> float:
+    """Area shared by two convex polygons."""
+    part = clip_convex(a, b)
+    return polygon_area_perimeter(part)[0] if len(part) >= 3 else 0.0
+
+
 def convex_polygon_mask(poly: np.ndarray, width: int, height: int) -> np.ndarray:
     """Pixels (centres at integer coordinates) inside or on a convex polygon, as a height x width bool mask."""
     ys, xs = np.mgrid[0:height, 0:width]

@@ -25,11 +25,14 @@ BIDI_MARKS = str.maketrans("", "", "\u200e\u200f\u061c")
 #   there, and it splits words for search;
 # - Malayalam chillu letters as consonant + virama + zero-width joiner (before Unicode 5.1), not the atomic ones;
 # - the micro sign U+00B5 for Greek mu;
-# - Thai and Lao sara am as nikhahit + sara aa (what NFKC makes of it), not the one letter.
+# - Thai and Lao sara am as nikhahit + sara aa (what NFKC makes of it), not the one letter;
+# - the Armenian full stop U+0589, which looks like a colon, as a colon. Armenian has no colon (its raised dot
+#   U+2024 does that work), so a colon right after an Armenian letter is the full stop.
 VIRAMA_ZWNJ = re.compile("([\u094d\u09cd\u0a4d\u0acd\u0b4d\u0bcd\u0c4d\u0ccd\u0d4d])\u200c(?=\\W|$)")
 MALAYALAM_CHILLU = {"\u0d23\u0d4d\u200d": "\u0d7a", "\u0d28\u0d4d\u200d": "\u0d7b", "\u0d30\u0d4d\u200d": "\u0d7c",
                     "\u0d32\u0d4d\u200d": "\u0d7d", "\u0d33\u0d4d\u200d": "\u0d7e", "\u0d15\u0d4d\u200d": "\u0d7f"}
 GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+ARMENIAN_COLON = re.compile("(?<=[\u0531-\u0556\u0561-\u0587]):")
 
 
 def clean(text: str) -> str:
@@ -41,6 +44,7 @@ def clean(text: str) -> str:
     text = text.replace("\u0e4d\u0e32", "\u0e33").replace("\u0ecd\u0eb2", "\u0eb3")
     if "\u00b5" in text and GREEK.search(text):
         text = text.replace("\u00b5", "\u03bc")
+    text = ARMENIAN_COLON.sub("\u0589", text)
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from retto.ops.geometry import dilate_2x2, label_runs, min_area_rect, order_quad, reading_order
+from retto.ops.geometry import dilate_2x2, label_runs, min_area_rect, order_quad, overlap_area, reading_order
 
 
 def rect(cx, cy, w, h, deg):
@@ -93,3 +93,21 @@ def test_reading_order_survives_nan():
     quads = [rect(50, 50, 40, 10, 0), np.full((4, 2), np.nan), rect(10, 10, 40, 10, 0)]
     order = reading_order(quads)
     assert sorted(order) == [0, 1, 2] and order[-1] == 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_overlap_area_of_convex_quads_matches_cv2(seed):
+    rng = np.random.default_rng(seed)
+    a = rect(*rng.uniform(20, 80, 2), *rng.uniform(5, 60, 2), rng.uniform(-90, 90))
+    b = rect(*rng.uniform(20, 80, 2), *rng.uniform(5, 60, 2), rng.uniform(-90, 90))
+    want, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    assert overlap_area(a, b) == pytest.approx(want, abs=1e-2)
+    assert overlap_area(b[::-1], a) == pytest.approx(want, abs=1e-2)   # either winding
+
+
+def test_overlap_area_of_shapes_by_hand():
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]])
+    assert overlap_area(square, square + 5) == 25.0
+    assert overlap_area(square, square + 100) == 0.0
+    diamond = np.array([[5, -2], [12, 5], [5, 12], [-2, 5]])   # the square less four corners of 3 x 3 / 2
+    assert overlap_area(square, diamond) == pytest.approx(100 - 4 * 4.5)

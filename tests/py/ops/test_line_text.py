@@ -25,6 +25,9 @@ def test_clean_gives_todays_unicode_forms():
     # The micro sign becomes Greek mu only in Greek text.
     assert line_text.clean("ήρε\u00b5η") == "ήρε\u03bcη"
     assert line_text.clean("5 \u00b5m") == "5 \u00b5m"
+    # Armenian has no colon: one right after an Armenian letter is the full stop U+0589 it looks like.
+    assert line_text.clean("գնացինք շուկա: Իմ") == "գնացինք շուկա\u0589 Իմ"
+    assert line_text.clean("Ժամը 10:30 է, ok: yes") == "Ժամը 10:30 է, ok: yes"
     # Bidi marks around numbers go; whitespace runs become one space; NFC.
     assert line_text.clean("\u200f١٢\u200e  e\u0301") == "١٢ \u00e9"
 
@@ -128,3 +131,4 @@ def test_a_weak_or_empty_single_line_reading_is_read_in_raw_line_mode_too_and_th
                                                                                           ["line", "raw"])
     assert read_crop({"line": reading("", 0), "raw": reading("a", 0.5)}) == ("a", 0.5, ["line", "raw"])
     assert read_crop({"line": reading("", 0), "raw": reading("", 0)}) == ("", 0.0, ["line", "raw"])
+

@@ -2,7 +2,7 @@
 async `run(page) -> page` (page.py); Session runs the list with a short loop. A new step is a new stage here,
 switched on by the config (which the model set's file fills in).
 
-    det -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout -> regions
+    det -> (marks) -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout -> regions
 
 - det (detection.py): text regions on the upright image (only its content box with det.content_crop).
 - cls (line_orientation.py): line crops, each turned 180 degrees where the line classifier says so.
@@ -10,6 +10,8 @@ switched on by the config (which the model set's file fills in).
   det + cls run again on it. It comes after them because its evidence is the page's own lines.
 - stacks (stacks.py, layout.split_stacks): a tall box that is a stack of short rows (a table column merged by
   the detector) is split into its rows when they read better than the one turned line.
+- marks (nested_marks.py, a set with a whole-line recogniser only): a box lying mostly inside a much thicker
+  line's box (a mark the detector boxed apart from its line) is dropped; the line's own crop holds it.
 - rec (recognition.py): every line read by the recogniser; for a set with a whole-line recogniser (the
   `line_rec` role, Tesseract) line_reading.py instead, and no stage that re-reads lines by CTC scores.
 - script_check (script_check.py, a Tesseract set of ours): a page that does not read as the set's script gets a
@@ -31,6 +33,7 @@ from retto.pipeline.stages.flip_check import FlipCheck
 from retto.models.sets import LINE_ROLE
 from retto.pipeline.stages.line_orientation import LineOrientation
 from retto.pipeline.stages.line_reading import LineReading
+from retto.pipeline.stages.nested_marks import NestedMarks
 from retto.pipeline.stages.page_turn import PageTurn
 from retto.pipeline.stages.reading_order import ReadingOrder
 from retto.pipeline.stages.recognition import Recognition
@@ -44,13 +47,13 @@ def build(pipeline) -> list:
     """The stage list the config asks for."""
     cfg = pipeline.config
     det, line_cls = Detection(pipeline), LineOrientation(pipeline)
-    stages = [det, line_cls]
     if pipeline.has(LINE_ROLE):   # lines read whole: the CTC re-reading stages have no scores to compare
-        stages.append(LineReading(pipeline))
+        stages = [det, NestedMarks(pipeline), line_cls, LineReading(pipeline)]
         stages.append(ScriptCheck(pipeline))   # a page not in the set's script says so
         if cfg.layout.reading_order == "blocks":
             stages.append(ReadingOrder(pipeline))
         return stages
+    stages = [det, line_cls]
     if cfg.layout.page_orientation == "auto":
         stages.append(PageTurn(pipeline, [det, line_cls]))
     if cfg.layout.split_stacks:
