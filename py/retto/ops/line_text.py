@@ -8,6 +8,8 @@ import unicodedata
 
 import numpy as np
 
+from retto.io.image import resize_linear
+
 PAD = 0.25            # white margin around the crop, in line heights: Tesseract finds no text touching the edge
 MIN_HEIGHT = 32       # crops shorter than this are scaled up (the LSTM's input is about 36 px high)
 # The recogniser's reading modes (the `line_rec` role's second input): Tesseract's single-line mode (PSM 7, its
@@ -87,10 +89,10 @@ def prepare(crop: np.ndarray) -> tuple:
     h, w = g.shape
     scale = 1.0
     if 0 < h < MIN_HEIGHT:
+        # Bilinear: repeating whole rows and columns at a scale such as 1.14 makes some strokes a pixel thicker
+        # than others, which Tesseract reads worse on photographed pages.
         scale = MIN_HEIGHT / h
-        rows = np.minimum((np.arange(round(h * scale)) / scale).astype(int), h - 1)
-        cols = np.minimum((np.arange(max(1, round(w * scale))) / scale).astype(int), w - 1)
-        g = g[rows][:, cols]
+        g = resize_linear(g, max(1, round(w * scale)), round(h * scale))
     pad = max(4, int(round(g.shape[0] * PAD)))
     return np.pad(g, pad, constant_values=255), scale, pad
 

@@ -26,21 +26,23 @@ PAGES = make_script_testset.OUT
 TESSERACT_SETS = [s.name for s in model_sets.available() if s.line_rec]
 
 # set -> (clean, degraded, photo CER bound). Measured CER (clean / degraded / photo), 2026-12-07, with raw-line
-# mode for weak lines, marks boxed apart dropped (stages/nested_marks.py) and the Armenian full stop
-# (line_text.clean): cyrillic 0 / 0.004 / 0.008, greek 0.007 / 0.046 / 0, arabic 0.007 / 0.269 / 0.015 (the
-# degraded page: Persian letters read as their Arabic look-alikes, words lost), hebrew 0 / 0.158 / 0.042,
-# devanagari 0 / 0 / 0, bengali 0.010 / 0.010 / 0.029, gurmukhi 0 / 0.025 / 0, gujarati 0 / 0 / 0, tamil 0 / 0 / 0,
-# telugu 0 / 0.065 / 0, kannada 0 / 0 / 0 (0.047 clean before marks were dropped: a detached vowel sign read as a
-# line of its own), malayalam 0 / 0 / 0, thai 0 / 0.075 / 0, korean 0 / 0 / 0.037, georgian 0.029 / 0.043 / 0.029,
-# armenian 0.015 / 0.030 / 0.030 (0.045 / 0.061 / 0.061 before the full stop).
+# mode for weak lines, marks boxed apart dropped (stages/nested_marks.py), the Armenian full stop
+# (line_text.clean) and short crops scaled up bilinearly (line_text.prepare): cyrillic 0 / 0.004 / 0.008, greek
+# 0.007 / 0.046 / 0, arabic 0.007 / 0.269 / 0.015 (the degraded page: Persian letters read as their Arabic
+# look-alikes, words lost), hebrew 0 / 0.105 / 0 (0.158 / 0.042 with rows and columns repeated), devanagari 0 / 0 / 0,
+# bengali 0.010 / 0.019 / 0.010 (0.010 / 0.029 with rows and columns repeated), gurmukhi 0 / 0.025 / 0, gujarati
+# 0 / 0 / 0, tamil 0 / 0 / 0, telugu 0 / 0.065 / 0, kannada 0 / 0 / 0 (0.047 clean before marks were dropped: a
+# detached vowel sign read as a line of its own), malayalam 0 / 0 / 0, thai 0 / 0.075 / 0, korean 0 / 0 / 0 (0.037
+# photo with rows and columns repeated), georgian 0.029 / 0.043 / 0.029, armenian 0.015 / 0.030 / 0.030
+# (0.045 / 0.061 / 0.061 before the full stop).
 # Bounds: at least 2 % on a clean page (one letter of a short page, should another CPU's detector cut a line a
 # pixel differently), else the measure plus 1 %; the measure plus 3 % on a degraded or photo page.
 CER_BOUNDS = {
     "cyrillic": (0.02, 0.03, 0.04), "greek": (0.02, 0.08, 0.03), "arabic": (0.02, 0.30, 0.05),
-    "hebrew": (0.02, 0.19, 0.08), "devanagari": (0.02, 0.03, 0.03), "bengali": (0.02, 0.04, 0.06),
+    "hebrew": (0.02, 0.14, 0.03), "devanagari": (0.02, 0.03, 0.03), "bengali": (0.02, 0.05, 0.04),
     "gurmukhi": (0.02, 0.06, 0.03), "gujarati": (0.02, 0.03, 0.03), "tamil": (0.02, 0.03, 0.03),
     "telugu": (0.02, 0.10, 0.03), "kannada": (0.02, 0.03, 0.03), "malayalam": (0.02, 0.03, 0.03),
-    "thai": (0.02, 0.11, 0.03), "korean": (0.02, 0.03, 0.07), "georgian": (0.04, 0.08, 0.06),
+    "thai": (0.02, 0.11, 0.03), "korean": (0.02, 0.03, 0.03), "georgian": (0.04, 0.08, 0.06),
     "armenian": (0.03, 0.06, 0.06),
 }
 

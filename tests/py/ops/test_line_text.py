@@ -44,6 +44,18 @@ def test_prepare_frames_a_short_crop_in_white_and_scales_it_up():
     assert (xs.min() - pad) / scale == 10 and (xs.max() + 1 - pad) / scale == 20
 
 
+
+def test_a_crop_scaled_up_by_a_fraction_keeps_its_strokes_alike():
+    """28 -> 32 px is a scale of 8/7: repeating whole columns would draw one stroke in seven two pixels wide and
+    the others one. Scaled bilinearly, each 1 px stroke carries the same ink."""
+    crop = np.full((28, 70), 255, np.uint8)
+    crop[:, 3:70:5] = 0                                # 14 strokes, 1 px wide, 5 px apart
+    image, scale, pad = line_text.prepare(crop)
+    assert scale == 32 / 28
+    row = 255 - image[pad + 16, pad:-pad].astype(int)
+    ink = [int(row[round(x * scale) - 2:round(x * scale) + 3].sum()) for x in range(3, 70, 5)]
+    assert max(ink) <= 1.1 * min(ink), ink
+
 def test_spans_are_word_edges_as_fractions_of_the_crop():
     # A 200 px crop prepared at scale 2 with a 10 px margin: a word from x 50 to 90 of the crop sits at
     # 10 + 2*50 = 110 .. 10 + 2*90 = 190 in the prepared image.
