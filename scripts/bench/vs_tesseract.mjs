@@ -11,9 +11,13 @@
 // into ORT, bridge, Python and messaging (from result.timings and ocr.lastStats); every engine's pages again with
 // a CPU burner on one core (growth under load); renderer memory (largest renderer's VmRSS/VmHWM via CDP
 // SystemInfo.getProcessInfo) after tests/data/linn.png, right after and ~10 s idle, for Retto and tesseract.js.
-// --no-t1, --no-native, --no-load, --no-memory skip those parts.
+// Beside them, ppu-paddle-ocr (issue 30): PaddleOCR with JS pre- and post-processing over onnxruntime-web, on the
+// very model files of our default set (PP-OCRv6 tiny det and rec) and the same onnxruntime-web build, at as many
+// wasm threads as the machine has cores (scripts/bench/lib/ppu_page.mjs): what our Python in Pyodide costs against
+// a JS-only pipeline. It has no line orientation and no re-reading, so its CER is not the same work as ours.
+// --no-t1, --no-ppu, --no-native, --no-load, --no-memory skip those parts.
 //   node scripts/bench/vs_tesseract.mjs [--rounds 3] [--pages english_prose,invoice,...] [--dist dist] [--json out.json]
-//     [--no-t1] [--no-native] [--no-load] [--no-memory]
+//     [--no-t1] [--no-ppu] [--no-native] [--no-load] [--no-memory]
 //   (also: node scripts/bench/browser.mjs --vs tesseract [same options])
 // Needs: scripts/setup/setup_web.sh (dist/), .venv (scoring, native), tests/testset/pages (scripts/data/make_testset.py),
 // tests/data (scripts/setup/fetch_test_data.py).
@@ -24,6 +28,7 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { startServer } from '../serve_static.mjs';
 import { readWithTesseract } from './lib/tesseract_page.mjs';
+import { buildPpu, ppuEngine, ppuModel } from './lib/ppu_page.mjs';
 import { ROOT, opt, flag, pagesOpt, CHROMIUM_ARGS, median } from './lib/args.mjs';
 
 const ROUNDS = Math.max(1, Number(opt('--rounds', 3)));
@@ -98,6 +103,7 @@ const ENGINES = {
     },
     read: (page, url) => page.evaluate(readWithTesseract, { url, worker: 'ocr' }),
   },
+  ppu: ppuEngine(ppuModel(DIST), 0), // 0: navigator.hardwareConcurrency threads
 };
 
 /** One round of one engine: cold start, `warm` warm starts, then every page once. */
@@ -225,8 +231,13 @@ const mounts = {
 };
 const versions = Object.fromEntries(['tesseract.js', 'tesseract.js-core', '@tesseract.js-data/eng'].map((p) => [p,
   JSON.parse(readFileSync(join(NM, p, 'package.json'), 'utf8')).version]));
-// Per-page engines: Retto at its default thread count, Retto at 1 thread (per page only), tesseract.js.
-const ENGINE_NAMES = flag('--no-t1') ? ['retto', 'tesseract'] : ['retto', 'retto-t1', 'tesseract'];
+const ppu = flag('--no-ppu') ? null : await buildPpu(benchDir);
+if (ppu) {
+  Object.assign(mounts, ppu.mounts);
+  versions['ppu-paddle-ocr'] = ppu.version;
+}
+// Per-page engines: Retto at its default thread count, Retto at 1 thread (per page only), tesseract.js, ppu-paddle-ocr.
+const ENGINE_NAMES = ['retto', ...(flag('--no-t1') ? [] : ['retto-t1']), 'tesseract', ...(ppu ? ['ppu'] : [])];
 const server = await startServer({ dir: DIST, mounts });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const load = [loadavg()[0]];
@@ -302,23 +313,27 @@ for (const [name, rs] of Object.entries(runs)) {
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const row = (label, a, b) => console.log(`${label.padEnd(34)}${String(a).padStart(16)}${String(b).padStart(16)}`);
+const row = (label, ...cols) => console.log(`${label.padEnd(34)}${cols.map((c) => String(c).padStart(16)).join('')}`);
 console.log(`\nRetto (dist ${DIST.replace(`${ROOT}/`, '')}) vs tesseract.js ${versions['tesseract.js']} (core `
   + `${versions['tesseract.js-core']}, eng ${TESS_LANG} from @tesseract.js-data/eng ${versions['@tesseract.js-data/eng']}), `
-  + `medians of ${ROUNDS} alternating rounds (${WARM} warm starts each); load average ${load.map((x) => x.toFixed(2)).join(' → ')}`);
-row('', 'retto', 'tesseract.js');
-const [R, T] = [summary.retto, summary.tesseract];
-row('time to ready, cold', s(R.coldMs), s(T.coldMs));
-row('time to ready, warm', s(R.warmMs), s(T.warmMs));
-row('bytes before ready, cold', mb(R.coldBytes), mb(T.coldBytes));
-row('bytes before ready, warm', mb(R.warmBytes), mb(T.warmBytes));
+  + `medians of ${ROUNDS} alternating rounds (${WARM} warm starts each)`
+  + `${ppu ? `; ppu-paddle-ocr ${ppu.version} on the default set's det and rec, ${runs.ppu[0].cold.threads} wasm threads` : ''}`
+  + `; load average ${load.map((x) => x.toFixed(2)).join(' → ')}`);
+const shown = ['retto', 'tesseract', ...(ppu ? ['ppu'] : [])];
+const X = shown.map((n) => summary[n]);
+const R = summary.retto;
+row('', 'retto', 'tesseract.js', ...(ppu ? ['ppu-paddle-ocr'] : []));
+row('time to ready, cold', ...X.map((x) => s(x.coldMs)));
+row('time to ready, warm', ...X.map((x) => s(x.warmMs)));
+row('bytes before ready, cold', ...X.map((x) => mb(x.coldBytes)));
+row('bytes before ready, warm', ...X.map((x) => mb(x.warmBytes)));
 for (const p of PAGES) {
-  row(`${p}: time`, s(R.pages[p].ms), s(T.pages[p].ms));
-  row(`${p}: CER / WER`, `${pct(R.pages[p].cer)} / ${pct(R.pages[p].wer)}`, `${pct(T.pages[p].cer)} / ${pct(T.pages[p].wer)}`);
+  row(`${p}: time`, ...X.map((x) => s(x.pages[p].ms)));
+  row(`${p}: CER / WER`, ...X.map((x) => `${pct(x.pages[p].cer)} / ${pct(x.pages[p].wer)}`));
 }
 const total = (x) => PAGES.reduce((a, p) => a + x.pages[p].ms, 0);
-row('all pages: time', s(total(R)), s(total(T)));
-row('ratio retto / tesseract.js', (total(R) / total(T)).toFixed(2), '1');
+row('all pages: time', ...X.map((x) => s(total(x))));
+row('ratio retto / this engine', ...X.map((x) => (total(R) / total(x)).toFixed(2)));
 
 // Retto's boot timeline: phase -> ms since the worker got `init` (median over cold and over warm starts).
 const phases = [...new Set(runs.retto.flatMap((r) => [r.cold, ...r.warm].flatMap((x) => Object.keys(x.timeline ?? {}))))];
@@ -378,7 +393,7 @@ if (loaded.retto?.length) {
   console.log(`\nUnder load (one busy core: node -e 'for(;;){}'; load average ${loadUnder.map((x) => x.toFixed(2)).join(' → ')}), `
     + `per-page medians of ${ROUNDS} rounds, s (goal: growth ≤ 1.5)`);
   const names = ENGINE_NAMES;
-  const label = (n) => (n === 'tesseract' ? 'tesseract.js' : `retto ${threadsOf(n) ?? '?'} thr`);
+  const label = (n) => ({ tesseract: 'tesseract.js', ppu: 'ppu-paddle-ocr' }[n] ?? `retto ${threadsOf(n) ?? '?'} thr`);
   console.log(`${'page'.padEnd(20)}${names.map((n) => `${label(n)} quiet → loaded`.padStart(32)).join('')}`);
   for (const p of PAGES) {
     console.log(`${p.padEnd(20)}${names.map((n) => `${s(pageMs(runs[n], p))} → ${s(pageMs(loaded[n], p))} (${(pageMs(loaded[n], p) / pageMs(runs[n], p)).toFixed(2)}×)`.padStart(32)).join('')}`);
