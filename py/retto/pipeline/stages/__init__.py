@@ -5,13 +5,13 @@ switched on by the config (which the model set's file fills in).
     det -> (marks) -> cls -> orientation -> stacks -> rec -> flip_check -> reread -> layout -> regions
 
 - det (detection.py): text regions on the upright image (only its content box with det.content_crop).
+- marks (nested_marks.py, a set with a whole-line recogniser only): a box lying mostly inside a much thicker
+  line's box (a mark the detector boxed apart from its line) is dropped; the line's own crop holds it.
 - cls (line_orientation.py): line crops, each turned 180 degrees where the line classifier says so.
 - orientation (page_turn.py, layout.page_orientation "auto"): a page turned 90/180/270 is turned upright and
   det + cls run again on it. It comes after them because its evidence is the page's own lines.
 - stacks (stacks.py, layout.split_stacks): a tall box that is a stack of short rows (a table column merged by
   the detector) is split into its rows when they read better than the one turned line.
-- marks (nested_marks.py, a set with a whole-line recogniser only): a box lying mostly inside a much thicker
-  line's box (a mark the detector boxed apart from its line) is dropped; the line's own crop holds it.
 - rec (recognition.py): every line read by the recogniser; for a set with a whole-line recogniser (the
   `line_rec` role, Tesseract) line_reading.py instead, and no stage that re-reads lines by CTC scores.
 - script_check (script_check.py, a Tesseract set of ours): a page that does not read as the set's script gets a
