@@ -20,17 +20,20 @@ def thickness(quad: np.ndarray) -> float:
 
 
 def nested(quads: list) -> list:
-    """Indexes of the quads that are marks of another, thicker line (see above)."""
-    sizes = [thickness(q) for q in quads]
-    areas = [polygon_area_perimeter(np.asarray(q, dtype=np.float64))[0] for q in quads]
+    """Indexes of the quads that are marks of another, thicker line (see above). Only pairs whose bounding boxes
+    meet are clipped, so a page of many lines stays cheap."""
+    if len(quads) < 2:
+        return []
+    q = np.asarray(quads, dtype=np.float64).reshape(len(quads), 4, 2)
+    sizes = np.array([thickness(x) for x in q])
+    lo, hi = q.min(axis=1), q.max(axis=1)
+    meet = ((lo[:, None] < hi[None]) & (lo[None] < hi[:, None])).all(axis=2)
+    candidates = meet & (sizes[None] >= THICKER * sizes[:, None])   # [i, j]: j may hold i
     out = []
-    for i, q in enumerate(quads):
-        if areas[i] <= 0:
-            continue
-        for j, other in enumerate(quads):
-            if j != i and sizes[j] >= THICKER * sizes[i] and overlap_area(q, other) >= INSIDE * areas[i]:
-                out.append(i)
-                break
+    for i in np.flatnonzero(candidates.any(axis=1)):
+        area = polygon_area_perimeter(q[i])[0]
+        if area > 0 and any(overlap_area(q[i], q[j]) >= INSIDE * area for j in np.flatnonzero(candidates[i])):
+            out.append(int(i))
     return out
 
 
