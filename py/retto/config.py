@@ -85,6 +85,8 @@ class RecConfig:
                                     # linear in width, so short lines padded to 320 px cost it as much as long ones
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
                                     # this times the ink height (words.add_missing_spaces); 0: off (reference)
+    fit_words_to_ink: bool = False  # move each word's ends from its CTC steps onto its ink columns
+                                    # (words.fit_to_ink); off: the steps alone (reference)
     allow: str | tuple = ""         # read only these characters: a class (digits, latin, uppercase, lowercase,
                                     # punctuation, symbols, han, kana, hangul, space), literal characters, or a
                                     # list of both (char_filter.py); "": every character of the model

@@ -115,3 +115,52 @@ def test_word_spans_from_time_steps():
     # "c": from after the space (step 5: 40 px, the crop's end) on, clipped to the crop.
     assert spans[0][1:3] == (0.0, pytest.approx(0.8))
     assert spans[1][1:3] == (1.0, 1.0)   # past the crop's content: clipped to its end
+
+
+def drawn_words(texts: list, gap: int, size: int = 17):
+    """A grey line crop of `texts` in Liberation Sans, `gap` px apart, and each word's true ink columns [x0, x1),
+    found by drawing that word alone."""
+    font = ImageFont.truetype("/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf", size)
+    width = 8 + sum(int(font.getlength(t)) + gap for t in texts)
+    line = Image.new("L", (width, size + 8), 255)
+    truth, x = [], 6
+    for t in texts:
+        alone = Image.new("L", line.size, 255)
+        ImageDraw.Draw(alone).text((x, 2), t, font=font, fill=0)
+        ImageDraw.Draw(line).text((x, 2), t, font=font, fill=0)
+        cols = np.flatnonzero((np.asarray(alone) < 128).any(axis=0))
+        truth.append((int(cols[0]), int(cols[-1]) + 1))
+        x += int(font.getlength(t)) + gap
+    return np.asarray(line), truth
+
+
+def test_word_ends_move_onto_their_ink():
+    from retto.ops import words
+    texts = ["13", "A", "C-9", "D"]
+    crop, truth = drawn_words(texts, 6)
+    w = crop.shape[1]
+    # As the CTC steps place them: a step (4-5 px) right of the ink, and a pixel wider.
+    spans = [(t, (x0 + 4) / w, (x1 + 5) / w, 0.9) for t, (x0, x1) in zip(texts, truth)]
+    fitted = words.fit_to_ink(spans, crop)
+    assert [s[0] for s in fitted] == texts and [s[3] for s in fitted] == [0.9] * 4
+    for (_t, u0, u1, _s), (x0, x1) in zip(fitted, truth):
+        assert abs(u0 * w - x0) <= 1 and abs(u1 * w - x1) <= 1
+
+
+def test_a_rule_under_the_line_or_a_speck_between_words_moves_no_word_end():
+    from retto.ops import words
+    texts = ["PN", "4471-B"]
+    crop, truth = drawn_words(texts, 8)
+    w = crop.shape[1]
+    spans = [(t, (x0 + 3) / w, (x1 + 3) / w, 0.9) for t, (x0, x1) in zip(texts, truth)]
+    ruled = crop.copy()
+    ruled[-2, :] = 0                         # a table rule under the whole line: every column has ink
+    assert words.fit_to_ink(spans, ruled) == spans
+    specked = crop.copy()
+    gap = (truth[0][1] + 3 + truth[1][0]) // 2
+    specked[10, gap] = 0                     # a speck in the gap between the words, outside both spans
+    fitted = words.fit_to_ink(spans, specked)
+    for (_t, u0, u1, _s), (x0, x1) in zip(fitted, truth):
+        assert abs(u0 * w - x0) <= 1 and abs(u1 * w - x1) <= 1
+    blank = np.full_like(crop, 255)          # no ink at all: nothing to fit
+    assert words.fit_to_ink(spans, blank) == spans

@@ -43,7 +43,8 @@ def letter_scores(steps: list, labels: list) -> list:
 async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list:
     """Recognise crops[idx] as one batch with the `role` recogniser: [(text, score, spans, letters)] in idx order,
     spans being the words along each crop (words.word_spans), letters its letter_scores. Word breaks the
-    recogniser dropped are restored from the crop's ink where rec.word_gap is set (words.add_missing_spaces)."""
+    recogniser dropped are restored from the crop's ink where rec.word_gap is set (words.add_missing_spaces), and
+    words' ends moved onto their ink where rec.fit_words_to_ink is (words.fit_to_ink)."""
     cfg = p.config.rec
     labels = p.labels if role == "rec" else p.extra_labels[role]
     if role == "reread" and cfg.reread_min_width:
@@ -59,8 +60,10 @@ async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list
             crop_px_per_step = (x.shape[3] / n_steps) * crops[i].shape[1] / width
             steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap)
             text = "".join(labels[c] for c, *_ in steps)
-        out.append((text, score, words.word_spans(steps, labels, n_steps, x.shape[3], width),
-                    letter_scores(steps, labels)))
+        spans = words.word_spans(steps, labels, n_steps, x.shape[3], width)
+        if cfg.fit_words_to_ink:
+            spans = words.fit_to_ink(spans, crops[i])
+        out.append((text, score, spans, letter_scores(steps, labels)))
     return out
 
 
