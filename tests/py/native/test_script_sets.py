@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ocr_metrics import point_in_convex, score_page
+from ocr_metrics import levenshtein, point_in_convex, score_page
 from refkit import ROOT, THREADS
 from retto.models import sets as model_sets
 from retto.native.ort_worker import OrtWorker
@@ -27,7 +27,8 @@ TESSERACT_SETS = [s.name for s in model_sets.available() if s.line_rec]
 
 # set -> (clean, degraded, photo CER bound). Measured CER (clean / degraded / photo), 2026-12-07, with raw-line
 # mode for weak lines, marks boxed apart dropped (stages/nested_marks.py), the Armenian full stop
-# (line_text.clean) and short crops scaled up bilinearly (line_text.prepare): cyrillic 0 / 0.004 / 0.008, greek
+# (line_text.clean) and short crops scaled up bilinearly (line_text.prepare): cyrillic 0 / 0.004 / 0 (0.008
+# photo with ten language models, rus+...+eng, instead of the Cyrillic script model: "је" read as ")е"), greek
 # 0.007 / 0.046 / 0, arabic 0.007 / 0.269 / 0.015 (the degraded page: Persian letters read as their Arabic
 # look-alikes, words lost), hebrew 0 / 0.105 / 0 (0.158 / 0.042 with rows and columns repeated), devanagari 0 / 0 / 0,
 # bengali 0.010 / 0.019 / 0.010 (0.010 / 0.029 with rows and columns repeated), gurmukhi 0 / 0.025 / 0, gujarati
@@ -38,7 +39,7 @@ TESSERACT_SETS = [s.name for s in model_sets.available() if s.line_rec]
 # Bounds: at least 2 % on a clean page (one letter of a short page, should another CPU's detector cut a line a
 # pixel differently), else the measure plus 1 %; the measure plus 3 % on a degraded or photo page.
 CER_BOUNDS = {
-    "cyrillic": (0.02, 0.03, 0.04), "greek": (0.02, 0.08, 0.03), "arabic": (0.02, 0.30, 0.05),
+    "cyrillic": (0.02, 0.03, 0.03), "greek": (0.02, 0.08, 0.03), "arabic": (0.02, 0.30, 0.05),
     "hebrew": (0.02, 0.14, 0.03), "devanagari": (0.02, 0.03, 0.03), "bengali": (0.02, 0.05, 0.04),
     "gurmukhi": (0.02, 0.06, 0.03), "gujarati": (0.02, 0.03, 0.03), "tamil": (0.02, 0.03, 0.03),
     "telugu": (0.02, 0.10, 0.03), "kannada": (0.02, 0.03, 0.03), "malayalam": (0.02, 0.03, 0.03),
@@ -87,6 +88,46 @@ def test_each_set_reads_its_pages_within_its_measured_bounds(name, pages, result
         score = score_page(got, gt)
         assert score["cer"] <= bound, (variant, score, [line["text"] for line in got])
 
+
+
+# One sentence per language of the cyrillic set, written for the project, with each language's own letters
+# (Ukrainian є ї, Belarusian ў, Serbian ђ ћ љ њ, Macedonian ѓ ќ ѕ, Kazakh ә ғ қ ң ө ұ ү һ і, Kyrgyz and Mongolian
+# ө ү).
+CYRILLIC_LINES = {
+    "ru": "Вчера вечером мы долго разговаривали о будущем.",
+    "uk": "Євген приїхав із Києва у п'ятницю.",
+    "be": "Увосень у лесе шмат грыбоў і ягад.",
+    "bg": "Щастието се крие в малките неща.",
+    "sr": "Ђаци су чекали аутобус испред школе већ сат.",
+    "mk": "Ѓорѓи и Љубица ќе дојдат во Охрид. Ѕвезди.",
+    "kk": "Қазақстанның астанасы әдемі және үлкен қала.",
+    "ky": "Бүгүн биз тоого чыгып, көп сүрөт тарттык.",
+    "mn": "Өнөөдөр бид үүлэн дор удаан алхсан.",
+}
+
+
+def test_each_language_of_the_cyrillic_set_reads_its_own_letters():
+    """Every language the set lists, one drawn line each (Noto Sans, 26 px), through the set's line recogniser
+    as the pipeline calls it. Measured with the Cyrillic script model: one letter wrong (Macedonian Ѕ read as
+    5). With the ten language models it had before (rus+...+eng), the Kazakh line lost 8 letters (қ ң ә ү read
+    as к н э у), the Kyrgyz 5, the Mongolian 2, the Belarusian 1 (ў)."""
+    from PIL import ImageDraw, ImageFont
+    from retto.native.tesseract_lines import TesseractLines
+    from retto.ops import line_text
+    cyrillic = model_sets.load("cyrillic")
+    assert set(CYRILLIC_LINES) | {"en"} == set(cyrillic.languages)
+    reader = TesseractLines(model_sets.set_dir(cyrillic) / "tessdata", cyrillic.line_rec["languages"])
+    font = ImageFont.truetype(str(make_script_testset.NOTO / "NotoSans-Regular.ttf"), 26)
+    edits = chars = 0
+    for lang, text in CYRILLIC_LINES.items():
+        x0, _y0, x1, _y1 = font.getbbox(text)
+        img = Image.new("L", (x1 - x0 + 16, 40), 255)
+        ImageDraw.Draw(img).text((8 - x0, 4), text, font=font, fill=0)
+        image, _scale, _pad = line_text.prepare(np.asarray(img))
+        got = line_text.clean(reader.read(image)["text"])
+        assert levenshtein(nfc(got), text) <= 1, (lang, got)
+        edits, chars = edits + levenshtein(nfc(got), text), chars + len(text)
+    assert edits / chars <= 0.01
 
 @pytest.mark.parametrize("name", TESSERACT_SETS)
 def test_word_boxes_fall_inside_the_drawn_words(name, pages, results):
