@@ -85,6 +85,12 @@ class ModelSet:
         return self.line_rec["languages"].split("+") if self.line_rec else []
 
     @property
+    def tesseract_codes(self) -> list:
+        """The languages the line recogniser reads, in Tesseract's codes: line_rec's "codes" when its "languages"
+        name a script model ("Cyrillic+eng" reads rus, ukr, ... eng), else its languages."""
+        return self.line_rec.get("codes", self.line_rec["languages"]).split("+") if self.line_rec else []
+
+    @property
     def traineddata_roles(self) -> list:
         return [TRAINEDDATA_PREFIX + lang for lang in self.line_languages]
 
@@ -204,7 +210,7 @@ def for_language(code: str, models_dir: Path | None = None) -> ModelSet:
     sets = available(models_dir)
     want = code.strip()
     for s in sets:
-        if want in s.languages or want in s.line_languages:
+        if want in s.languages or want in s.tesseract_codes:
             return s
     known = sorted({lang for s in sets for lang in s.languages})
     raise RettoError(INVALID_CONFIG, f"no model set reads language {code!r}; the sets read: {', '.join(known)}")

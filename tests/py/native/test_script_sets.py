@@ -193,6 +193,9 @@ def test_cli_picks_the_set_by_language_and_marks_rtl_lines_in_hocr(pages):
     bad = subprocess.run([sys.executable, "-m", "retto", "--lang", "tlh", "--inputs", str(hebrew)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no model set reads language 'tlh'" in bad.stderr
+    # Tesseract's codes pick a set too, also where the set reads with a script model ("Cyrillic+eng").
+    assert [model_sets.for_language(code).name for code in ("ru", "rus", "kaz", "ell", "ara")] == [
+        "cyrillic", "cyrillic", "cyrillic", "greek", "arabic"]
 
 
 @pytest.mark.parametrize("name", ["arabic", "hebrew"])
