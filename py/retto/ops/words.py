@@ -171,8 +171,9 @@ def longest_run_within(runs: tuple, x0: int, x1: int) -> int:
 
 
 def add_missing_spaces(steps: list, labels: list, crop: np.ndarray, crop_px_per_step: float,
-                       word_gap: float) -> list:
-    """`steps` (ctc_steps) with a space step inserted at each word break the recogniser dropped (see above)."""
+                       word_gap: float, ink: np.ndarray | None = None) -> list:
+    """`steps` (ctc_steps) with a space step inserted at each word break the recogniser dropped (see above).
+    ink: the crop's ink_mask when the caller has it already (else it is found here, only if a break is likely)."""
     space = len(labels) - 1   # the class the models append for " " (rec.labels_from_charset)
     if word_gap <= 0 or len(steps) < 2 or not labels[space].isspace():
         return steps
@@ -182,7 +183,8 @@ def add_missing_spaces(steps: list, labels: list, crop: np.ndarray, crop_px_per_
                   and spaced(text[k - 1]) and spaced(text[k]) and may_break(text, k)]
     if not candidates:
         return steps
-    ink = ink_mask(crop)
+    if ink is None:
+        ink = ink_mask(crop)
     if ink is None:
         return steps
     rows = np.flatnonzero(ink.any(axis=1))
@@ -217,16 +219,17 @@ def add_missing_spaces(steps: list, labels: list, crop: np.ndarray, crop_px_per_
 RULE_WIDTH = 1.5
 
 
-def fit_to_ink(spans: list, crop: np.ndarray) -> list:
+def fit_to_ink(spans: list, crop: np.ndarray, ink: np.ndarray | None = None) -> list:
     """`spans` (word_spans) with each word's ends moved onto its ink. A CTC step fires somewhere inside its glyph,
     so a word's ends from the steps are a step or so off (on a 17 px line of short codes a one-letter word's box
     sat 4-5 px right of the letter). The crop's columns with ink form runs (letters, or letters that touch); each
     run belongs to the word it overlaps most, and a word with runs spans from its first run's start to its last
     run's end. A run overlapping no word (a speck in the gap) or much wider than its word (a rule under the line)
-    moves nothing; a word with no run keeps its ends."""
+    moves nothing; a word with no run keeps its ends. ink: the crop's ink_mask when the caller has it already."""
     if not spans:
         return spans
-    ink = ink_mask(crop)
+    if ink is None:
+        ink = ink_mask(crop)
     if ink is None:
         return spans
     width = ink.shape[1]

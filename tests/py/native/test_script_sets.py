@@ -89,7 +89,6 @@ def test_each_set_reads_its_pages_within_its_measured_bounds(name, pages, result
         assert score["cer"] <= bound, (variant, score, [line["text"] for line in got])
 
 
-
 # One sentence per language of the cyrillic set, written for the project, with each language's own letters
 # (Ukrainian є ї, Belarusian ў, Serbian ђ ћ љ њ, Macedonian ѓ ќ ѕ, Kazakh ә ғ қ ң ө ұ ү һ і, Kyrgyz and Mongolian
 # ө ү).
@@ -128,6 +127,7 @@ def test_each_language_of_the_cyrillic_set_reads_its_own_letters():
         assert levenshtein(nfc(got), text) <= 1, (lang, got)
         edits, chars = edits + levenshtein(nfc(got), text), chars + len(text)
     assert edits / chars <= 0.01
+
 
 @pytest.mark.parametrize("name", TESSERACT_SETS)
 def test_word_boxes_fall_inside_the_drawn_words(name, pages, results):

@@ -56,13 +56,14 @@ async def read_crops(p, page, crops: list, idx: list, role: str = "rec") -> list
     for j, (i, (text, score)) in enumerate(zip(idx, rec.decode_best(best_idx, best_conf, labels))):
         width = cls.content_width(crops[i], cfg.height, x.shape[3])
         steps = words.ctc_steps(None, (best_idx[j], best_conf[j]))
+        ink = words.ink_mask(crops[i]) if cfg.fit_words_to_ink else None   # found once for both uses
         if cfg.word_gap > 0:
             crop_px_per_step = (x.shape[3] / n_steps) * crops[i].shape[1] / width
-            steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap)
+            steps = words.add_missing_spaces(steps, labels, crops[i], crop_px_per_step, cfg.word_gap, ink)
             text = "".join(labels[c] for c, *_ in steps)
         spans = words.word_spans(steps, labels, n_steps, x.shape[3], width)
-        if cfg.fit_words_to_ink:
-            spans = words.fit_to_ink(spans, crops[i])
+        if ink is not None:
+            spans = words.fit_to_ink(spans, crops[i], ink)
         out.append((text, score, spans, letter_scores(steps, labels)))
     return out
 
