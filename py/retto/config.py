@@ -81,6 +81,9 @@ class RecConfig:
     reread_letters_line_below: float = 0.0  # reread_letter_below (0: off; the default set: 0.8, 2, 0.97)
     reread_joined_codes: bool = False       # ... and lines with a token that runs digits into letters ("13A",
                                             # "B12"): the tiny recogniser drops the space in "13 A" confidently
+    reread_ink_margin: float = 0.0  # the re-reading recogniser reads each line cut to its ink rows plus this times
+                                    # their height above and below (crop.ink_band); 0: the detector's crop
+    reread_batch_size: int = 0      # lines per re-reading batch (0: batch_size)
     reread_min_width: int = 0       # batch width floor of the re-reading recogniser (0: min_width). Its cost is
                                     # linear in width, so short lines padded to 320 px cost it as much as long ones
     word_gap: float = 0.0           # restore a dropped word break where the crop has a blank column run at least
@@ -155,6 +158,9 @@ class Config:
             raise RettoError(INVALID_CONFIG, "rec.margin must be 0 or more and rec.min_width at least 1")
         if self.rec.reread_min_width < 0:
             raise RettoError(INVALID_CONFIG, "rec.reread_min_width must be 0 (rec.min_width) or more")
+        if self.rec.reread_batch_size < 0 or self.rec.reread_ink_margin < 0:
+            raise RettoError(INVALID_CONFIG, "rec.reread_batch_size (0: rec.batch_size) and rec.reread_ink_margin "
+                                             "(0: off) must be 0 or more")
         string_list(self.rec.allow, "allow")
         string_list(self.rec.block, "block")
         check_text_layer_mode(self.document.text_layer)

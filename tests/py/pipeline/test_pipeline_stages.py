@@ -292,6 +292,45 @@ def test_short_lines_are_padded_by_a_margin_not_to_320_px(worker, monkeypatch):
     assert min(widths["rec"] + widths["reread"]) >= 320
 
 
+def test_rereading_reads_each_line_cut_to_its_ink_one_line_per_batch(worker, monkeypatch):
+    # The default set's larger recogniser reads a doubtful line cut to its ink rows plus 0.3 of their height
+    # (rec.reread_ink_margin): small print whose box has as much blank as ink above and below comes to it larger,
+    # so wider at 48 px high than the first recogniser's input of the same line, and one line per batch
+    # (rec.reread_batch_size 1). Without the cut both see the same crop. Every line is re-read here.
+    img = Image.new("RGB", (420, 160), "white")
+    draw = ImageDraw.Draw(img)
+    small = ImageFont.truetype(SANS, 15)
+    for k, text in enumerate(("48 23 C", "49 24 A-25 B", "50 25 D")):
+        draw.text((30, 20 + 45 * k), text, font=small, fill="black")
+    png = io.BytesIO()
+    img.save(png, "PNG")
+    seen = {"rec": [], "reread": []}
+    real = worker.run
+
+    def watched(role, x):
+        if role in seen:
+            seen[role].append(np.array(x))
+        return real(role, x)
+
+    monkeypatch.setattr(worker, "run", watched)
+
+    def read(config):
+        for inputs in seen.values():
+            inputs.clear()
+        session = worker.session({"rec": {"reread_below": 1.01, **config}, "cls": {"verify": False}})
+        texts = [line["text"] for line in session.run(png.getvalue()).to_dict()["lines"]]
+        return texts, sum(x.shape[0] for x in seen["reread"]), [x.shape[0] for x in seen["reread"]], \
+            sorted(x.shape[3] for x in seen["rec"]), sorted(x.shape[3] for x in seen["reread"])
+
+    texts, lines, batches, rec_widths, reread_widths = read({})
+    assert texts == ["48 23 C", "49 24 A-25 B", "50 25 D"]
+    assert lines == 3 and batches == [1, 1, 1]
+    assert max(rec_widths) < max(reread_widths)
+    _texts, lines, batches, rec_widths, reread_widths = read({"reread_ink_margin": 0, "reread_batch_size": 0})
+    assert lines == 3 and max(batches) > 1
+    assert max(reread_widths) == max(rec_widths)
+
+
 def test_the_doubtful_line_trigger_on_made_up_readings():
     # Six lines as the first recogniser might leave them: (text, score), word spans, letter/digit probabilities.
     # Expected by hand from the rules in stages/reread.py's docstring, for the default's thresholds (line < 0.95,
@@ -332,12 +371,13 @@ def test_a_rereading_letter_count_below_one_is_a_config_error():
     assert err.value.code == INVALID_CONFIG and "reread_letters" in str(err.value)
 
 
-def test_a_negative_rereading_width_is_a_config_error():
+@pytest.mark.parametrize("key", ["reread_min_width", "reread_batch_size", "reread_ink_margin"])
+def test_a_negative_rereading_setting_is_a_config_error(key):
     from retto.config import Config
     from retto.errors import INVALID_CONFIG, RettoError
     with pytest.raises(RettoError) as err:
-        Config.from_dict({"rec": {"reread_min_width": -1}})
-    assert err.value.code == INVALID_CONFIG and "reread_min_width" in str(err.value)
+        Config.from_dict({"rec": {key: -1}})
+    assert err.value.code == INVALID_CONFIG and key in str(err.value)
 
 
 # --------------------------------------------------------------------------------------------- content box

@@ -37,9 +37,10 @@ def dense_page():
 
 
 def test_the_default_reads_the_dense_code_page_like_the_small_set(dense_page):
-    """Words right (exact text at its place): tiny alone 70 %, the default before this rule 72 %, with it 91 %;
-    ppocr-v6-small 93 % (docs/measurements/accuracy.md, 2026-11-28)."""
+    """Words right (exact text at its place): tiny alone 70 %, the default before this rule 72 %, with it 91 %,
+    92.2 % with word ends on the ink, 94.3 % with re-read lines cut to their ink; ppocr-v6-small 93.1 %
+    (docs/measurements/accuracy.md, 2026-11-28 and 2026-12-07)."""
     gt, default, tiny_only = dense_page
     right = score_page(default["lines"], gt)["word_acc"]
     alone = score_page(tiny_only["lines"], gt)["word_acc"]
-    assert right >= 0.88 and alone <= 0.75, (right, alone)
+    assert right >= 0.93 and alone <= 0.75, (right, alone)

@@ -11,12 +11,20 @@ the doubtful ones. A line is doubtful when
 The last rule is the default set's instead of the word rule (docs/measurements/default-set-choice.md): the lines the
 larger recogniser reads better are the long lines of noisy scans, which the first one reads confidently (0.95 to
 0.97) but with several unsure letters; a clean line's unsure characters are its spaces and quote marks, which the
-larger one reads no better, and a short table cell with one weak word costs a whole 320 px batch."""
+larger one reads no better, and a short table cell with one weak word costs a whole 320 px batch.
+
+With rec.reread_ink_margin the larger recogniser reads each line cut to its ink rows and a margin (crop.ink_band).
+The detector's box leaves a short line of small print as much blank above and below as ink, so the 48 px input
+shows its letters small, and the larger recogniser then drops the narrow space of a code such as "23 C"; cut to
+its ink it reads it. Such crops differ more in aspect, and in a batch the narrower ones get long padding, on which
+the larger recogniser repeats a line's last characters ("2024" read "202424"): rec.reread_batch_size 1 reads each
+line at its own width (docs/measurements/accuracy.md, 2026-12-07)."""
 from __future__ import annotations
 
 import re
 
 from retto.ops import cls
+from retto.ops import crop
 from retto.pipeline.stages.recognition import read_crops
 
 RESURRECT = 0.9   # the re-reading score a line the first pass dropped needs to be kept
@@ -53,12 +61,16 @@ class Reread:
         if not idx:
             return page
         crops = page.lines.crops
+        if cfg.reread_ink_margin > 0:
+            crops = list(crops)
+            for i in idx:
+                crops[i] = crop.ink_band(crops[i], cfg.reread_ink_margin)
         chosen = [crops[i] for i in idx]
         done = 0
 
         keep = self.p.config.global_.text_score
 
-        for batch in cls.batches_by_aspect(chosen, cfg.batch_size):
+        for batch in cls.batches_by_aspect(chosen, cfg.reread_batch_size or cfg.batch_size):
             lines = [idx[k] for k in batch]
             for i, (text, score, spans, _letters) in zip(lines, await read_crops(self.p, page, crops, lines,
                                                                                 role="reread")):
