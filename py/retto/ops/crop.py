@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from retto.io.image import warp_quad
-from retto.ops.words import ink_mask
+from retto.ops.words import ink_rows
 
 
 def crop_size(quad) -> tuple[int, int]:
@@ -32,15 +32,13 @@ def crop_line(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
 
 
 def ink_band(crop: np.ndarray, margin: float) -> np.ndarray:
-    """The crop's rows from its first to its last row with ink (words.ink_mask), plus `margin` times that height
+    """The crop's rows from its first to its last row with ink (words.ink_rows), plus `margin` times that height
     above and below: a view, full width, so positions along the line are unchanged. The crop itself when it has
     too little contrast to tell ink from paper, or when the band with its margin covers it."""
-    ink = ink_mask(crop)
-    if ink is None:
+    found = ink_rows(crop)
+    if found is None:
         return crop
-    rows = np.flatnonzero(ink.any(axis=1))
-    if rows.size == 0:
-        return crop
-    pad = int(round(margin * (rows[-1] - rows[0] + 1)))
-    top, bottom = max(0, rows[0] - pad), min(crop.shape[0], rows[-1] + 1 + pad)
+    _ink, first, last = found
+    pad = int(round(margin * (last - first + 1)))
+    top, bottom = max(0, first - pad), min(crop.shape[0], last + 1 + pad)
     return crop[top:bottom] if bottom - top < crop.shape[0] else crop

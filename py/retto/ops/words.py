@@ -152,6 +152,19 @@ def ink_mask(crop: np.ndarray) -> np.ndarray | None:
     return total < mid if median > mid else total > mid
 
 
+def ink_rows(crop: np.ndarray, ink: np.ndarray | None = None):
+    """(ink mask, first row with ink, last row with ink) of a crop; None when it has too little contrast to tell
+    ink from paper. ink: the crop's ink_mask when the caller has it already."""
+    if ink is None:
+        ink = ink_mask(crop)
+    if ink is None:
+        return None
+    rows = np.flatnonzero(ink.any(axis=1))
+    if rows.size == 0:
+        return None
+    return ink, int(rows[0]), int(rows[-1])
+
+
 def blank_runs(flags: np.ndarray) -> tuple:
     """(starts, ends) of the runs of True in a 1-D boolean array, ends exclusive, as Python lists."""
     padded = np.concatenate(([False], flags, [False])).astype(np.int8)
@@ -183,14 +196,11 @@ def add_missing_spaces(steps: list, labels: list, crop: np.ndarray, crop_px_per_
                   and spaced(text[k - 1]) and spaced(text[k]) and may_break(text, k)]
     if not candidates:
         return steps
-    if ink is None:
-        ink = ink_mask(crop)
-    if ink is None:
+    found = ink_rows(crop, ink)
+    if found is None:
         return steps
-    rows = np.flatnonzero(ink.any(axis=1))
-    if rows.size == 0:
-        return steps
-    band = rows[-1] - rows[0] + 1
+    ink, top, bottom = found
+    band = bottom - top + 1
     runs = blank_runs(~ink.any(axis=0))    # runs of columns with no ink
 
     def blank(k):                  # the widest blank column run between characters k-1 and k
@@ -228,13 +238,12 @@ def fit_to_ink(spans: list, crop: np.ndarray, ink: np.ndarray | None = None) -> 
     moves nothing; a word with no run keeps its ends. ink: the crop's ink_mask when the caller has it already."""
     if not spans:
         return spans
-    if ink is None:
-        ink = ink_mask(crop)
-    if ink is None:
+    found = ink_rows(crop, ink)
+    if found is None:
         return spans
+    ink, top, bottom = found
     width = ink.shape[1]
-    rows = np.flatnonzero(ink.any(axis=1))
-    band = int(rows[-1] - rows[0] + 1)
+    band = bottom - top + 1
     starts, ends = blank_runs(ink.any(axis=0))      # runs of columns with ink
     if not starts:
         return spans

@@ -255,15 +255,9 @@ def test_rereading_does_not_lose_words_on_the_hard_pages(worker):
     assert right["on"] >= right["off"] + 5
 
 
-def test_short_lines_are_padded_by_a_margin_not_to_320_px(worker, monkeypatch):
-    # Both recognisers' time grows with the batch width, so the default set pads a short line to its own width
-    # plus rec.margin blank columns, not to the reference's 320 px; rec.reread_min_width sets the larger one's
-    # floor apart. Every line is re-read here (threshold above any score); the inputs are watched on their way
-    # to onnxruntime.
-    img = Image.new("RGB", (320, 90), "white")
-    ImageDraw.Draw(img).text((20, 20), "Oak 42", font=ImageFont.truetype(SANS, 40), fill="black")
-    png = io.BytesIO()
-    img.save(png, "PNG")
+def recogniser_inputs(worker, monkeypatch, png: bytes):
+    """read(config) -> (texts, {"rec": [inputs], "reread": [inputs]}): the page read with every line re-read
+    (threshold above any score), the recognisers' inputs watched on their way to onnxruntime."""
     seen = {"rec": [], "reread": []}
     real = worker.run
 
@@ -278,17 +272,37 @@ def test_short_lines_are_padded_by_a_margin_not_to_320_px(worker, monkeypatch):
         for inputs in seen.values():
             inputs.clear()
         session = worker.session({"rec": {"reread_below": 1.01, **config}, "cls": {"verify": False}})
-        assert [line["text"] for line in session.run(png.getvalue()).to_dict()["lines"]] == ["Oak 42"]
-        return {role: [x.shape[3] for x in inputs] for role, inputs in seen.items()}
+        return [line["text"] for line in session.run(png).to_dict()["lines"]], seen
+    return read
 
-    widths = read({})
+
+def png_of(img) -> bytes:
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
+
+
+def test_short_lines_are_padded_by_a_margin_not_to_320_px(worker, monkeypatch):
+    # Both recognisers' time grows with the batch width, so the default set pads a short line to its own width
+    # plus rec.margin blank columns, not to the reference's 320 px; rec.reread_min_width sets the larger one's
+    # floor apart.
+    img = Image.new("RGB", (320, 90), "white")
+    ImageDraw.Draw(img).text((20, 20), "Oak 42", font=ImageFont.truetype(SANS, 40), fill="black")
+    read_watched = recogniser_inputs(worker, monkeypatch, png_of(img))
+
+    def read(config):
+        texts, seen = read_watched(config)
+        assert texts == ["Oak 42"]
+        return {role: [x.shape[3] for x in inputs] for role, inputs in seen.items()}, seen
+
+    widths, seen = read({})
     assert widths["rec"] and widths["reread"] and max(widths["rec"] + widths["reread"]) < 320
     for x in seen["rec"] + seen["reread"]:
         assert not x[..., -16:].any()          # the margin: the last 16 columns are padding (zeros)
         assert x[..., -24:-16].any()           # and the line's ink reaches up to it
-    widths = read({"reread_min_width": 320})
+    widths, _ = read({"reread_min_width": 320})
     assert min(widths["reread"]) >= 320 and max(widths["rec"]) < 320
-    widths = read({"min_width": 320, "margin": 0})   # the reference's rule
+    widths, _ = read({"min_width": 320, "margin": 0})   # the reference's rule
     assert min(widths["rec"] + widths["reread"]) >= 320
 
 
@@ -302,23 +316,10 @@ def test_rereading_reads_each_line_cut_to_its_ink_one_line_per_batch(worker, mon
     small = ImageFont.truetype(SANS, 15)
     for k, text in enumerate(("48 23 C", "49 24 A-25 B", "50 25 D")):
         draw.text((30, 20 + 45 * k), text, font=small, fill="black")
-    png = io.BytesIO()
-    img.save(png, "PNG")
-    seen = {"rec": [], "reread": []}
-    real = worker.run
-
-    def watched(role, x):
-        if role in seen:
-            seen[role].append(np.array(x))
-        return real(role, x)
-
-    monkeypatch.setattr(worker, "run", watched)
+    read_watched = recogniser_inputs(worker, monkeypatch, png_of(img))
 
     def read(config):
-        for inputs in seen.values():
-            inputs.clear()
-        session = worker.session({"rec": {"reread_below": 1.01, **config}, "cls": {"verify": False}})
-        texts = [line["text"] for line in session.run(png.getvalue()).to_dict()["lines"]]
+        texts, seen = read_watched(config)
         return texts, sum(x.shape[0] for x in seen["reread"]), [x.shape[0] for x in seen["reread"]], \
             sorted(x.shape[3] for x in seen["rec"]), sorted(x.shape[3] for x in seen["reread"])
 
