@@ -13,7 +13,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ASSETS = join(ROOT, 'web', 'public', 'assets');
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
-const SHAPES = { det: [1, 3, 480, 640], cls: [6, 3, 48, 192], rec: [6, 3, 48, 320], reread: [6, 3, 48, 320], orient: [1, 3, 224, 224] };
+const SHAPES = { det: [1, 3, 480, 640], cls: [6, 3, 48, 192], rec: [6, 3, 48, 320], reread: [6, 3, 48, 320], orient: [1, 3, 224, 224],
+  layout: [1, 3, 800, 608], table: [1, 3, 488, 488] }; // layout and table: the fixed inputs of py/retto/ops/regions.py and tables.py
 
 const manifest = JSON.parse(readFileSync(join(ASSETS, 'manifest.json'), 'utf8'));
 const wanted = process.argv.slice(2);
@@ -24,9 +25,12 @@ async function run(bytes, dims, data) {
   const t0 = performance.now();
   const s = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'all' });
   const made = performance.now() - t0;
-  const out = (await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', data, dims) }))[s.outputNames[0]].data;
+  const outs = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', data, dims) });
   await s.release();
-  return { made, bits: Buffer.from(out.buffer, out.byteOffset, out.byteLength) };
+  return { made, bits: Buffer.concat(s.outputNames.map((n) => { // every output: layout has 8, table 2
+    const d = outs[n].data;
+    return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+  })) };
 }
 
 let bad = 0;
