@@ -19,7 +19,6 @@ onmessage = async ({ data: m }) => {
       postMessage({ made: Object.fromEntries(Object.entries(sessions).map(([r, s]) => [r, s.madeMs])) });
       return;
     }
-    if (m.clear) { postMessage({}); return; }
     const { role, dims, file, keep } = m.run;
     const s = sessions[role];
     const x = new ort.Tensor('float32', await callInput(file), dims);
